@@ -1,0 +1,102 @@
+"""polars_graded: graded-relevance ranking evaluation, natively in Polars.
+
+Importing the package registers the ``graded`` namespace on ``pl.DataFrame`` and
+``pl.LazyFrame``::
+
+    import polars_graded as pg
+    df.graded.evaluate(["mu_ap", "ndcg@10", "ndcng@10"])
+
+Measures are value objects (``pg.AP(rel=2) @ 10``) or names in a small grammar
+(``"ap(rel=2)@10"``); :mod:`polars_graded.functions` has them as expressions.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from polars_graded import namespace as _namespace  # registers df.graded / lf.graded
+from polars_graded.errors import (
+    ColumnTypeError,
+    DuplicateKeyError,
+    GradedError,
+    InvalidValueError,
+    MeasureParameterError,
+    MissingColumnError,
+    UnknownMeasureError,
+)
+from polars_graded.functions import (
+    ap,
+    dcg,
+    mean_ndcg,
+    mean_ndcng,
+    measure_expr,
+    mu_ap,
+    ndcg,
+    ndcng,
+    precision,
+    r_precision,
+    recall,
+    rr,
+)
+from polars_graded.io import join_run_qrels, read_trec_qrels, read_trec_run, write_trec_run
+from polars_graded.measures import (
+    AP,
+    DCG,
+    NDCG,
+    NDCNG,
+    RR,
+    MeanNDCG,
+    MeanNDCNG,
+    Measure,
+    MuAP,
+    P,
+    R,
+    RPrec,
+    parse_measure,
+)
+
+GradedNamespace = _namespace.GradedNamespace
+
+try:
+    __version__ = version("polars-graded")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0"
+
+__all__ = [
+    "AP",
+    "DCG",
+    "NDCG",
+    "NDCNG",
+    "RR",
+    "ColumnTypeError",
+    "DuplicateKeyError",
+    "GradedError",
+    "GradedNamespace",
+    "InvalidValueError",
+    "MeanNDCG",
+    "MeanNDCNG",
+    "Measure",
+    "MeasureParameterError",
+    "MissingColumnError",
+    "MuAP",
+    "P",
+    "R",
+    "RPrec",
+    "UnknownMeasureError",
+    "__version__",
+    "ap",
+    "dcg",
+    "join_run_qrels",
+    "mean_ndcg",
+    "mean_ndcng",
+    "measure_expr",
+    "mu_ap",
+    "ndcg",
+    "ndcng",
+    "parse_measure",
+    "precision",
+    "r_precision",
+    "read_trec_qrels",
+    "read_trec_run",
+    "recall",
+    "rr",
+    "write_trec_run",
+]

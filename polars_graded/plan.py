@@ -1,0 +1,52 @@
+"""Builds one lazy plan for many measures: one sort per query, shared by every measure.
+
+The plan: group the table by ``by + [query]`` once, holding each query's ranking as lists
+(and the per-query input checks); explode those lists so that each query's rows are
+contiguous and ranked; aggregate every expression measure over that in one ``group_by``;
+join the measures that need a frame of their own (µAP on data-dependent levels); check the
+input rules and sort the per-query result by its keys.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from polars_graded.measures import Measure
+from polars_graded.ranking import PRE_RANKED, Columns, explode_ranked, ranked_lists
+from polars_graded.validate import check_aggregations, check_schema, raise_on_bad_rows
+
+SUMMARY_COUNT = "num_q"
+
+
+def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.LazyFrame:
+    """Per-query values of ``measures``: one row per ``by + [query]``, one column each."""
+    schema = lf.collect_schema()
+    check_schema(schema, cols)
+    keys = cols.keys
+    checks = check_aggregations(cols, schema)
+    grouped = lf.group_by(keys).agg(*ranked_lists(cols), *checks)
+    ranked = explode_ranked(grouped, cols)
+
+    result = grouped.select(*keys, *(c.meta.output_name() for c in checks))
+    in_one_pass = [m for m in measures if not m.needs_frame()]
+    if in_one_pass:
+        values = ranked.group_by(keys).agg(m.expr(PRE_RANKED).alias(str(m)) for m in in_one_pass)
+        result = result.join(values, on=keys, how="left", nulls_equal=True)
+    for measure in measures:
+        if measure.needs_frame():
+            result = result.join(measure.frame(ranked, cols), on=keys, how="left", nulls_equal=True)
+
+    names = [str(m) for m in measures]
+    result = result.with_columns(pl.col(names).cast(pl.Float64).fill_null(0.0)).sort(keys)
+    out_schema = pl.Schema({**{k: schema[k] for k in keys}, **dict.fromkeys(names, pl.Float64)})
+    return result.map_batches(
+        lambda frame: raise_on_bad_rows(frame, cols).select(*keys, *names), schema=out_schema
+    )
+
+
+def summary(per_query_values: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.LazyFrame:
+    """Per ``by`` group: the number of queries and the mean of each measure."""
+    means = [pl.len().alias(SUMMARY_COUNT), *(pl.col(str(m)).mean() for m in measures)]
+    if not cols.by:
+        return per_query_values.select(means)
+    return per_query_values.group_by(list(cols.by)).agg(means).sort(list(cols.by))

@@ -1,0 +1,143 @@
+"""The one place that orders a query: scores, ties, positions.
+
+A query's rows are ranked by score, highest first, compared as float32 as trec_eval does;
+ties go to the larger item (trec_eval's ``item`` descending). Rows with a null score were
+not retrieved: they sort after every retrieved row and have no position in the ranked list,
+but they count in ``R`` and in the ideal ranking.
+
+Measures never sort by themselves. They are written against :class:`Ranked`, a bundle of
+expressions that give, inside one query's group, the relevance in ranked order, the
+relevance in ideal order and the number of retrieved rows. Two bundles exist:
+
+* :func:`rank_in_group` sorts inside the group, so a measure works in any
+  ``group_by(...).agg(...)`` a user writes;
+* :data:`PRE_RANKED` reads the columns of :func:`ranked_table`, which sorts each query once
+  so that many measures share the work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+RANKED_REL = "__pg_rel"
+IDEAL_REL = "__pg_ideal"
+N_RETRIEVED = "__pg_n_ret"
+POSITION = "__pg_pos"
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Names of the long table's columns, as the user gave them."""
+
+    query: str = "query"
+    item: str = "item"
+    score: str = "score"
+    relevance: str = "relevance"
+    by: tuple[str, ...] = ()
+
+    @property
+    def keys(self) -> list[str]:
+        """The columns that identify one ranked list: ``by + [query]``."""
+        return [*self.by, self.query]
+
+
+def as_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Normalise a ``by=`` argument to a tuple of column names."""
+    if by is None:
+        return ()
+    if isinstance(by, str):
+        return (by,)
+    return tuple(by)
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """Expressions describing one query's ranking inside an aggregation.
+
+    Attributes
+    ----------
+    rel
+        Relevance in ranked order (Float64): retrieved rows first, then the unretrieved
+        ones; null where the row is unjudged.
+    ideal
+        Relevance of the same rows sorted descending, nulls last: the ideal ranking.
+    n_retrieved
+        Number of retrieved rows (a scalar).
+    """
+
+    rel: pl.Expr
+    ideal: pl.Expr
+    n_retrieved: pl.Expr
+
+    @property
+    def position(self) -> pl.Expr:
+        """1-based position of each row of :attr:`rel`."""
+        return pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
+
+    def in_list(self, k: int | pl.Expr | None) -> pl.Expr:
+        """True for the rows of :attr:`rel` that are retrieved and within cutoff ``k``."""
+        last = self.n_retrieved if k is None else pl.min_horizontal(self.n_retrieved, k)
+        return self.position <= last
+
+    def hits(self, rel: float) -> pl.Expr:
+        """True where the ranked row is relevant at threshold ``rel`` (null counts as not)."""
+        return (self.rel >= rel).fill_null(False)
+
+    def n_relevant(self, rel: float) -> pl.Expr:
+        """``R^t``: judged rows of the query with relevance >= ``rel``, retrieved or not."""
+        return (self.ideal >= rel).fill_null(False).sum()
+
+
+def ranking_order(score: str, item: str) -> tuple[list[pl.Expr], list[bool]]:
+    """Sort keys (and their directions) that put a query's rows in ranked order."""
+    return [pl.col(score).cast(pl.Float32), pl.col(item)], [True, True]
+
+
+def rank_in_group(relevance: str = "relevance", score: str = "score", item: str = "item") -> Ranked:
+    """A :class:`Ranked` bundle that sorts inside the group, for standalone expressions.
+
+    Parameters
+    ----------
+    relevance, score, item
+        Column names.
+    """
+    keys, descending = ranking_order(score, item)
+    rel = pl.col(relevance).cast(pl.Float64)
+    return Ranked(
+        rel=rel.sort_by(keys, descending=descending, nulls_last=True),
+        ideal=rel.sort(descending=True, nulls_last=True),
+        n_retrieved=pl.col(score).count(),
+    )
+
+
+PRE_RANKED = Ranked(
+    rel=pl.col(RANKED_REL),
+    ideal=pl.col(IDEAL_REL),
+    n_retrieved=pl.col(N_RETRIEVED).first(),
+)
+"""The :class:`Ranked` bundle over the columns of :func:`ranked_table`."""
+
+
+def ranked_lists(cols: Columns) -> list[pl.Expr]:
+    """Per-query aggregations holding the query's ranking as lists (see :func:`ranked_table`)."""
+    own = rank_in_group(cols.relevance, cols.score, cols.item)
+    return [
+        own.rel.alias(RANKED_REL),
+        own.ideal.alias(IDEAL_REL),
+        own.n_retrieved.alias(N_RETRIEVED),
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(POSITION),
+    ]
+
+
+def explode_ranked(grouped: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """One row per (query, position) from the lists of :func:`ranked_lists`.
+
+    The rows of each query stay contiguous and in ranked order, and Polars keeps the order
+    of rows within a group, so a later ``group_by(keys)`` sees each query ranked.
+    """
+    return grouped.select(*cols.keys, RANKED_REL, IDEAL_REL, N_RETRIEVED, POSITION).explode(
+        [RANKED_REL, IDEAL_REL, POSITION]
+    )
