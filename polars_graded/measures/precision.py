@@ -115,7 +115,10 @@ class MuAveragePrecision(Measure):
             .group_by([*keys, "_level", "_d", "_top"])
             .agg(_ap=_ap_from_positions(pl.col("_pos"), self.k))
         )
-        value = (pl.col("_d") * pl.col("_ap")).sum() / pl.col("_top").first()
+        # Summed in level order so that every engine and run gives the same bits; a plain
+        # sum() would let the optimiser drop the sort and add in arrival order.
+        weighted = (pl.col("_d") * pl.col("_ap")).sort_by("_level")
+        value = weighted.cum_sum().last() / pl.col("_top").first()
         return per_level.group_by(keys).agg(value.alias(str(self)))
 
 
