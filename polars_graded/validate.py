@@ -24,6 +24,7 @@ from polars_graded.ranking import Columns
 
 MAX_EXAMPLES = 5
 _CHECK_PREFIX = "__pg_check_"
+_ANY_ITEM = f"{_CHECK_PREFIX}any_item"
 
 
 def check_schema(schema: pl.Schema, cols: Columns) -> None:
@@ -102,7 +103,8 @@ def _applies(rule: _Rule, cols: Columns, schema: pl.Schema) -> bool:
 
 def check_aggregations(cols: Columns, schema: pl.Schema) -> list[pl.Expr]:
     """Per-query aggregations: for each rule, the first offending item (as text) or null."""
-    out = []
+    # Any item of the group, to point at the rows of a group whose key is null.
+    out = [pl.col(cols.item).first().cast(pl.String).alias(_ANY_ITEM)]
     for rule in _RULES:
         if _applies(rule, cols, schema):
             bad = rule.bad(cols)
@@ -134,7 +136,8 @@ def raise_on_bad_rows(frame: pl.DataFrame, cols: Columns) -> pl.DataFrame:
     for key in cols.keys:
         bad = frame.filter(pl.col(key).is_null())
         if bad.height:
-            msg = f"column {key!r} must not be null; {bad.height} group(s) have a null {key}"
+            examples = _examples(bad, cols.keys, (cols.item, _ANY_ITEM))
+            msg = f"column {key!r} must not be null; rows with a null {key}, e.g. {examples}"
             raise InvalidValueError(msg)
     for rule in _RULES:
         flag = f"{_CHECK_PREFIX}{rule.name}"

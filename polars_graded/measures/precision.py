@@ -65,7 +65,8 @@ class MuAveragePrecision(Measure):
     """µAP: AP averaged over every relevance threshold, weighted by level distances.
 
     ``levels`` is ``"query"`` (each query's own distinct positive labels, the default),
-    ``"table"`` (the distinct positive labels of the whole table) or a list of levels.
+    ``"table"`` (the distinct positive labels of the whole table, or of each ``by`` group)
+    or a list of levels.
     The summary (mean over queries) is µMAP.
     """
 
@@ -106,10 +107,14 @@ class MuAveragePrecision(Measure):
             pl.col(RANKED_REL).alias("_rel"),
             pl.when(pl.col(POSITION) <= pl.col(N_RETRIEVED)).then(pl.col(POSITION)).alias("_pos"),
         )
-        if self.levels == "query":
-            expanded = relevant.join(_query_levels(relevant, keys), on=keys)
+        # "table" levels are those of the query's `by` group: each system's slice alone is
+        # the table it would be evaluated on (SPEC §6), and with shared judgments it is the same.
+        level_keys = keys if self.levels == "query" else list(cols.by)
+        levels = _levels(relevant, level_keys)
+        if level_keys:
+            expanded = relevant.join(levels, on=level_keys)
         else:
-            expanded = relevant.join(_table_levels(relevant), how="cross")
+            expanded = relevant.join(levels, how="cross")
         per_level = (
             expanded.filter(pl.col("_rel") >= pl.col("_level"))
             .group_by([*keys, "_level", "_d", "_top"])
@@ -127,20 +132,13 @@ def _distances(level: pl.Expr) -> pl.Expr:
     return pl.coalesce(level.diff(), level)
 
 
-def _query_levels(relevant: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """Each query's own levels ``_level`` with distances ``_d`` and top level ``_top``."""
+def _levels(relevant: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Levels ``_level`` with distances ``_d`` and top level ``_top``, per ``keys`` group."""
     level = pl.col("_rel").unique().sort()
-    return (
-        relevant.group_by(keys)
-        .agg(_level=level, _d=_distances(level), _top=pl.col("_rel").max())
-        .explode(["_level", "_d"])
-    )
-
-
-def _table_levels(relevant: pl.LazyFrame) -> pl.LazyFrame:
-    """The whole table's levels ``_level`` with distances ``_d`` and top level ``_top``."""
-    level = pl.col("_rel").unique().sort()
-    return relevant.select(_level=level, _d=_distances(level), _top=pl.col("_rel").max())
+    columns = {"_level": level, "_d": _distances(level), "_top": pl.col("_rel").max()}
+    if not keys:
+        return relevant.select(**columns)
+    return relevant.group_by(keys).agg(**columns).explode(["_level", "_d"])
 
 
 def _ap_from_positions(position: pl.Expr, k: int | None) -> pl.Expr:

@@ -1,0 +1,265 @@
+"""Differential tests: polars_graded against trec_eval (pytrec_eval) on random long tables.
+
+The tables hold every case trec_eval has an opinion on: tied scores, scores that tie only
+at float32, unretrieved judged rows (null score), retrieved unjudged rows (null relevance),
+negative labels (-1, -2), queries with no relevant row, queries a system returned nothing
+for, queries with no judgment at all, and several systems sharing one set of judgments.
+pytrec_eval gets its qrels from the rows with a relevance and its run from the rows with
+a score, and only evaluates queries that are in both: for the others our value must be 0.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import polars as pl
+import pytest
+
+import polars_graded as pg
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+N_QUERIES = 240
+SYSTEMS = ("bm25", "dense")
+TOL = 1e-9
+ROW_SCHEMA = {
+    "system": pl.String,
+    "query": pl.String,
+    "item": pl.String,
+    "score": pl.Float64,
+    "relevance": pl.Int64,
+    "judged": pl.Boolean,
+}
+
+# pytrec_eval measure specification per relevance level
+TREC_MEASURES = {
+    1: {
+        "map",
+        "map_cut.5,10,20,100",
+        "ndcg",
+        "ndcg_cut.5,10,20,100",
+        "P.1,5,10,20,100",
+        "recall.5,10,20,100",
+        "Rprec",
+        "recip_rank",
+        "set_P",
+        "set_recall",
+    },
+    2: {"map", "map_cut.10", "P.5,10", "recall.10", "Rprec", "recip_rank", "set_P"},
+    3: {"map", "P.10", "Rprec", "recip_rank"},
+}
+TEMPLATES = {
+    "map": "ap{r}",
+    "map_cut": "ap{r}@{k}",
+    "P": "p{r}@{k}",
+    "recall": "recall{r}@{k}",
+    "ndcg": "ndcg(gain=linear)",
+    "ndcg_cut": "ndcg(gain=linear)@{k}",
+    "Rprec": "r_precision{r}",
+    "recip_rank": "rr{r}",
+    "set_P": "p{r}",
+    "set_recall": "recall{r}",
+}
+
+
+def our_name(trec: str, rel: int) -> str:
+    """Canonical polars_graded column for a trec_eval output name at relevance level rel."""
+    base, _, k = trec.rpartition("_") if trec[-1].isdigit() else (trec, "", "")
+    text = TEMPLATES[base].format(r="" if rel == 1 else f"(rel={rel})", k=k)
+    return str(pg.parse_measure(text))
+
+
+def random_table(seed: int) -> pl.DataFrame:
+    """A long table (system, query, item, score, relevance) full of trec_eval edge cases."""
+    rng = np.random.default_rng(seed)
+    parts = [random_query(rng, f"q{q}") for q in range(N_QUERIES)]
+    return pl.concat(parts).sort("system", "query", "item")
+
+
+def random_query(rng: np.random.Generator, query: str) -> pl.DataFrame:
+    n = int(rng.integers(1, 60))
+    items = np.array([f"d{j}" for j in rng.choice(300, n, replace=False)])  # d7 > d10 as text
+    kind = rng.choice(["graded", "no_relevant", "unjudged"], p=[0.85, 0.1, 0.05])
+    labels = rng.choice([-2, -1, 0, 0, 0, 1, 1, 2, 3, 4], n)
+    if kind == "no_relevant":
+        labels = rng.choice([-2, -1, 0], n)
+    labels[0] = max(labels[0], 0)  # trec_eval misbehaves on a query whose labels are all < -1
+    judged = rng.random(n) < (0.0 if kind == "unjudged" else 0.8)
+    frames = []
+    for system in SYSTEMS:
+        retrieved = rng.random(n) < (0.0 if rng.random() < 0.05 else 0.75)
+        keep = judged | retrieved
+        frames.append(
+            pl.DataFrame(
+                {
+                    "system": system,
+                    "query": query,
+                    "item": items[keep],
+                    "score": np.where(retrieved, random_scores(rng, n), np.nan)[keep],
+                    "relevance": np.where(judged, labels, 0)[keep],
+                    "judged": judged[keep],
+                },
+                schema=ROW_SCHEMA,
+            )
+        )
+    return pl.concat(frames).select(
+        "system",
+        "query",
+        "item",
+        pl.col("score").fill_nan(None),
+        pl.when("judged").then(pl.col("relevance")).cast(pl.Int64).alias("relevance"),
+    )
+
+
+def random_scores(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Exact ties, ties that exist only at float32 (100 + 1e-6 * j), and continuous scores."""
+    kind = rng.integers(0, 3, n)
+    return np.select(
+        [kind == 0, kind == 1],
+        [rng.integers(0, 6, n) * 0.5, 100.0 + rng.integers(0, 4, n) * 1e-6],
+        rng.normal(0, 3, n),
+    )
+
+
+def trec_dicts(table: pl.DataFrame, system: str) -> tuple[dict, dict]:
+    mine = table.filter(pl.col("system") == system)
+    qrels: dict = defaultdict(dict)
+    for query, item, rel in (
+        mine.filter(pl.col("relevance").is_not_null())
+        .select("query", "item", "relevance")
+        .iter_rows()
+    ):
+        qrels[query][item] = rel
+    run: dict = defaultdict(dict)
+    for query, item, score in (
+        mine.filter(pl.col("score").is_not_null()).select("query", "item", "score").iter_rows()
+    ):
+        run[query][item] = score
+    return dict(qrels), dict(run)
+
+
+def trec_values(table: pl.DataFrame) -> dict[tuple[str, str], dict[str, float]]:
+    """{(system, query): {our measure name: trec_eval value}} for the queries it evaluates."""
+    out: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+    for system in SYSTEMS:
+        qrels, run = trec_dicts(table, system)
+        for rel, measures in TREC_MEASURES.items():
+            evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=rel)
+            for query, values in evaluator.evaluate(run).items():
+                for trec, value in values.items():
+                    out[system, query][our_name(trec, rel)] = value
+    return dict(out)
+
+
+@pytest.fixture(scope="module")
+def table() -> pl.DataFrame:
+    return random_table(seed=20110711)
+
+
+@pytest.fixture(scope="module")
+def expected(table: pl.DataFrame) -> dict[tuple[str, str], dict[str, float]]:
+    return trec_values(table)
+
+
+@pytest.fixture(scope="module")
+def measures(expected: dict) -> list[str]:
+    return sorted({name for values in expected.values() for name in values})
+
+
+@pytest.fixture(scope="module")
+def ours(table: pl.DataFrame, measures: list[str]) -> dict[tuple[str, str], dict]:
+    per_query = table.graded.evaluate(measures, by="system")
+    return {(row["system"], row["query"]): row for row in per_query.iter_rows(named=True)}
+
+
+def test_the_table_has_the_edge_cases(table: pl.DataFrame, expected: dict) -> None:
+    keys = table.group_by("system", "query").agg(
+        retrieved=pl.col("score").is_not_null().sum(),
+        judged=pl.col("relevance").is_not_null().sum(),
+        relevant=(pl.col("relevance") >= 1).sum(),
+        float32_ties=pl.col("score").n_unique() - pl.col("score").cast(pl.Float32).n_unique(),
+    )
+    assert len(expected) >= 2 * 200  # queries trec_eval evaluates
+    assert keys.filter(pl.col("retrieved") == 0, pl.col("judged") > 0).height >= 5
+    assert keys.filter(pl.col("judged") == 0).height >= 5
+    assert keys.filter(pl.col("relevant") == 0, pl.col("judged") > 0).height >= 10
+    assert keys.filter(pl.col("float32_ties") > 0).height >= 100
+    labels = set(table["relevance"].drop_nulls())
+    assert {-2, -1, 0, 1, 2, 3, 4} <= labels
+    assert table["score"].null_count() > 0
+    assert table["relevance"].null_count() > 0
+
+
+def test_per_query_values_equal_trec_eval(expected: dict, ours: dict) -> None:
+    mismatches = [
+        (key, name, mine, theirs)
+        for key, values in expected.items()
+        for name, theirs in values.items()
+        if abs((mine := ours[key][name]) - theirs) > TOL
+    ]
+    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:10]}"
+
+
+def test_queries_trec_eval_skips_score_zero(expected: dict, ours: dict, measures: list) -> None:
+    skipped = [key for key in ours if key not in expected]
+    assert len(skipped) >= 10  # nothing retrieved, or nothing judged
+    nonzero = [(key, m, ours[key][m]) for key in skipped for m in measures if ours[key][m] != 0]
+    assert not nonzero, nonzero[:10]
+
+
+def test_means_equal_trec_eval_with_c(table: pl.DataFrame, expected: dict) -> None:
+    """trec_eval -c: every judged query counts, the ones a system missed with 0."""
+    names = ["ap", "ndcg(gain=linear)@10", "p(rel=2)@10", "rr(rel=3)"]
+    judged = table.filter(pl.col("relevance").is_not_null().any().over("query"))
+    summary = judged.graded.summary(names, by="system")
+    for row in summary.iter_rows(named=True):
+        queries = judged.filter(pl.col("system") == row["system"])["query"].unique()
+        assert row["num_q"] == len(queries)
+        for name in names:
+            values = [expected.get((row["system"], q), {}).get(name, 0.0) for q in queries]
+            assert row[name] == pytest.approx(sum(values) / len(values), abs=TOL)
+
+
+def test_each_system_alone_equals_by_system(table: pl.DataFrame, ours: dict) -> None:
+    alone = table.filter(pl.col("system") == "dense").drop("system")
+    per_query = alone.lazy().graded.evaluate(["ap(rel=2)", "ndcg(gain=linear)"]).collect()
+    for row in per_query.iter_rows(named=True):
+        mine = ours["dense", row["query"]]
+        assert row["ap(rel=2)"] == pytest.approx(mine["ap(rel=2)"], abs=TOL)
+        assert row["ndcg(gain=linear)"] == pytest.approx(mine["ndcg(gain=linear)"], abs=TOL)
+
+
+# Custom gains. trec_eval's own rules, read in m_ndcg.c / form_res_rels.c: a listed label
+# gets its gain, an unlisted level l >= 0 keeps gain l, and the ideal ranking walks the
+# levels sorted by gain, counting the positive ones. Two quirks are left out on purpose:
+# trec_eval sorts the levels with an int-truncated comparison (gains closer than 1 may be
+# misordered in its ideal ranking), and it looks up every negative judgment as label -2
+# and every unjudged document as -1, so listed negative labels mean something else there.
+CUSTOM_GAINS = ["1=3,2=9,4=4.5", "0=1,1=3,3=7", "2=-1", "4=0,3=1", "1=10,2=5"]
+
+
+@pytest.mark.parametrize("pairs", CUSTOM_GAINS)
+def test_custom_gains_equal_trec_eval(table: pl.DataFrame, pairs: str) -> None:
+    # the pytrec_eval wrapper splits parameters on ",", so call its extension directly
+    evaluator_class = pytrec_eval.RelevanceEvaluator.__mro__[1]
+    ours_name = str(pg.parse_measure(f"ndcg(gain={{{pairs.replace('=', ':')}}})"))
+    per_query = table.graded.evaluate([ours_name], by="system")
+    ours = {(r[0], r[1]): r[2] for r in per_query.iter_rows()}
+    mismatches = []
+    for system in SYSTEMS:
+        qrels, run = trec_dicts(table, system)
+        evaluator = evaluator_class(
+            query_relevance=qrels,
+            measures={f"ndcg.{pairs}"},
+            relevance_level=1,
+            judged_docs_only_flag=False,
+        )
+        result = evaluator.evaluate(run)
+        assert len(result) >= 200
+        mismatches += [
+            (system, q, ours[system, q], v["ndcg"])
+            for q, v in result.items()
+            if abs(ours[system, q] - v["ndcg"]) > TOL
+        ]
+    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:10]}"

@@ -1,0 +1,181 @@
+"""trec_eval's own test files: every measure both compute agrees at the printed precision.
+
+The inputs and expected outputs are the ``test/`` folder of NIST's trec_eval (see SOURCE.md
+in the data folder): the top-level ``out.*`` files are trec_eval 10.0, ``v9.0.8-expected/``
+holds 9.0.8's. The measures we compare do not differ between the two versions except that
+10.0 also prints the per-query zeros of a topic the run missed (``-c``), so both sets are
+checked. trec_eval prints 4 decimals: a value agrees when it is within half a unit of the
+last printed digit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polars_graded as pg
+
+DATA = Path(__file__).resolve().parents[2] / "shared/data/trec_eval-test"
+V9 = "v9.0.8-expected"
+PRINTED = 0.5e-4 + 1e-12
+
+TEMPLATES = {
+    "map": "ap{r}",
+    "map_cut": "ap{r}@{k}",
+    "P": "p{r}@{k}",
+    "recall": "recall{r}@{k}",
+    "ndcg": "ndcg(gain=linear)",
+    "ndcg_cut": "ndcg(gain=linear)@{k}",
+    "Rprec": "r_precision{r}",
+    "recip_rank": "rr{r}",
+    "set_P": "p{r}",
+    "set_recall": "recall{r}",
+}
+CUSTOM_NDCG = re.compile(r"ndcg_((?:-?\d+=[\d.]+,?)+)")
+CUTOFF = re.compile(r"(map_cut|P|recall|ndcg_cut)_(\d+)")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One expected-output file and the trec_eval command line that made it."""
+
+    out: str
+    qrels: str
+    run: str
+    rel: int = 1  # -l
+    queries: str = "qrels"  # -c: "qrels"; without -c: "both"
+    max_docs: int | None = None  # -M
+    min_compared: int = 1
+    in_v9: bool = True  # 9.0.8 had no out.comment.test
+
+    def __str__(self) -> str:
+        return self.out
+
+
+CASES = [
+    # out.test was made from both qrels files; the one with comments checks the reader
+    Case("out.test", "qrels.test.with-comments", "results.test", min_compared=12),
+    Case("out.test.aq", "qrels.test", "results.test", min_compared=4 * 42),
+    Case("out.test.aqc", "qrels.test", "results.trunc", min_compared=3 * 42),
+    Case("out.test.aqcM", "qrels.test", "results.trunc", max_docs=100, min_compared=78),
+    Case("out.test.aql", "qrels.rel_level", "results.test", rel=2, min_compared=4 * 42),
+    Case("out.test.meas_params", "qrels.test", "results.test", min_compared=4 * 9),
+    Case(
+        "out.comment.test",
+        "qrels.comment.test",
+        "results.comment.test.gz",
+        queries="both",
+        min_compared=12,
+        in_v9=False,
+    ),
+]
+
+
+def our_measure(trec: str, case: Case) -> str | None:
+    """The polars_graded measure a trec_eval output line reports, or None."""
+    r = "" if case.rel == 1 else f"(rel={case.rel})"
+    if custom := CUSTOM_NDCG.fullmatch(trec):
+        text = f"ndcg(gain={{{custom[1].replace('=', ':')}}})"
+    elif cut := CUTOFF.fullmatch(trec):
+        base, k = cut[1], int(cut[2])
+        if case.max_docs is not None and k > case.max_docs:
+            return None  # -M changes P_k, recall_k, ... beyond the cut
+        text = TEMPLATES[base].format(r=r, k=k)
+    elif case.max_docs is not None:
+        # under -M, AP and RR see the top max_docs only; other measures change otherwise
+        cut_only = {"map": "ap{r}@{k}", "recip_rank": "rr{r}@{k}"}
+        if trec not in cut_only:
+            return None
+        text = cut_only[trec].format(r=r, k=case.max_docs)
+    elif trec in TEMPLATES:
+        text = TEMPLATES[trec].format(r=r)
+    else:
+        return None
+    return str(pg.parse_measure(text))
+
+
+def read_expected(path: Path) -> dict[tuple[str, str], str]:
+    """{(trec measure, query or "all"): printed value} of a trec_eval output file."""
+    expected = {}
+    for line in path.read_text().splitlines():
+        measure, query, value = (field.strip() for field in line.split("\t"))
+        expected[measure, query] = value
+    return expected
+
+
+@cache
+def long_table(case: Case) -> pl.DataFrame:
+    run = pg.read_trec_run(DATA / case.run)
+    qrels = pg.read_trec_qrels(DATA / case.qrels)
+    return pg.join_run_qrels(run, qrels, queries=case.queries)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _data() -> None:
+    if not DATA.is_dir():
+        pytest.skip(f"trec_eval's test files are not at {DATA}")
+
+
+VERSIONS = [
+    pytest.param(case, folder, id=f"{case}-{folder or '10.0'}")
+    for case in CASES
+    for folder in ["", V9][: 1 + case.in_v9]
+]
+
+
+@pytest.mark.parametrize(("case", "folder"), VERSIONS)
+def test_values_agree_with_trec_eval(case: Case, folder: str) -> None:
+    expected = read_expected(DATA / folder / case.out)
+    wanted = {(m, q): v for (m, q), v in expected.items() if our_measure(m, case)}
+    names = sorted({our_measure(m, case) for m, _ in wanted})
+    table = long_table(case)
+    per_query = {row["query"]: row for row in table.graded.evaluate(names).iter_rows(named=True)}
+    per_query["all"] = table.graded.summary(names).row(0, named=True)
+    if ("num_q", "all") in expected:
+        assert per_query["all"]["num_q"] == int(expected["num_q", "all"])
+    compared, wrong = 0, []
+    for (trec, query), printed in wanted.items():
+        ours = per_query[query][our_measure(trec, case)]
+        compared += 1
+        if abs(ours - float(printed)) > PRINTED:
+            wrong.append(f"{trec} {query}: trec_eval {printed}, ours {ours:.6f}")
+    assert compared >= case.min_compared
+    assert not wrong, f"{len(wrong)} of {compared} differ: {wrong[:10]}"
+
+
+def test_ndcg_on_graded_qrels_uses_the_labels_as_gains() -> None:
+    """out.test.aql: with -l2 binary measures move, ndcg does not (it uses the gains)."""
+    aq = read_expected(DATA / "out.test.aq")
+    aql = read_expected(DATA / "out.test.aql")
+    assert aq["map", "all"] != aql["map", "all"]
+    assert aq["ndcg", "all"] != aql["ndcg", "all"]  # graded gains, not 0/1
+    table = long_table(CASES[4])
+    linear = table.graded.summary(["ndcg(gain=linear)", "ndcg"]).row(0, named=True)
+    assert abs(linear["ndcg(gain=linear)"] - float(aql["ndcg", "all"])) <= PRINTED
+    assert abs(linear["ndcg"] - float(aql["ndcg", "all"])) > PRINTED  # exp gain differs
+
+
+def test_comment_qrels_keep_hash_doc_ids() -> None:
+    qrels = pg.read_trec_qrels(DATA / "qrels.comment.test")
+    assert qrels.height == 5890
+    assert qrels["query"].n_unique() == 31
+    assert qrels["item"].str.contains("#", literal=True).all()
+    commented = pg.read_trec_qrels(DATA / "qrels.test.with-comments")
+    plain = pg.read_trec_qrels(DATA / "qrels.test")
+    assert commented.height == plain.height == 3681
+    assert "CR#93E-1860" in commented["item"]
+
+
+def test_trunc_run_ignores_junk_after_the_tag() -> None:
+    run = pg.read_trec_run(DATA / "results.trunc")
+    assert run.height == 584
+    assert run["tag"].unique().to_list() == ["STANDARD"]
+    assert set(run["query"]) == {"301", "303"}
+    gz = pg.read_trec_run(DATA / "results.comment.test.gz")
+    assert gz.height == 30100
+    assert gz["query"].n_unique() == 301
