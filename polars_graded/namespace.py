@@ -66,22 +66,25 @@ def _columns(options: ColumnOptions) -> Columns:
 class GradedNamespace(Generic[FrameT]):
     """Evaluate rankings in a long ``(query, item, score, relevance)`` table.
 
+    Registered as ``df.graded`` and ``lf.graded``. On a LazyFrame every method returns a
+    LazyFrame and nothing is computed until it is collected.
+
     Examples
     --------
     >>> import polars as pl
-    >>> import polars_graded  # registers the namespace
+    >>> import polars_graded
     >>> df = pl.DataFrame({
     ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
     ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
     ... })
-    >>> df.graded.evaluate(["mu_ap", "ndcg@2"])
+    >>> df.lazy().graded.evaluate(["mu_ap", "ndcg@2"]).collect()
     shape: (1, 3)
     ┌───────┬──────────┬──────────┐
     │ query ┆ mu_ap    ┆ ndcg@2   │
     │ ---   ┆ ---      ┆ ---      │
     │ i64   ┆ f64      ┆ f64      │
     ╞═══════╪══════════╪══════════╡
-    │ 1     ┆ 0.527778 ┆ 0.571911 │
+    │ 1     ┆ 0.541667 ┆ 0.521296 │
     └───────┴──────────┴──────────┘
     """
 
@@ -109,6 +112,24 @@ class GradedNamespace(Generic[FrameT]):
         DataFrame or LazyFrame
             One row per ``by + [query]`` (sorted), one Float64 column per measure named by
             its canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.evaluate(["mu_ap", "ndcg@2", "ap(rel=2)"])
+        shape: (1, 4)
+        ┌───────┬──────────┬──────────┬───────────┐
+        │ query ┆ mu_ap    ┆ ndcg@2   ┆ ap(rel=2) │
+        │ ---   ┆ ---      ┆ ---      ┆ ---       │
+        │ i64   ┆ f64      ┆ f64      ┆ f64       │
+        ╞═══════╪══════════╪══════════╪═══════════╡
+        │ 1     ┆ 0.541667 ┆ 0.521296 ┆ 0.5       │
+        └───────┴──────────┴──────────┴───────────┘
         """
         cols = _columns(columns)
         return self._finish(plan.per_query(self._frame.lazy(), as_measures(measures), cols))
@@ -118,6 +139,24 @@ class GradedNamespace(Generic[FrameT]):
 
         The mean of ``mu_ap`` is µMAP. Every query of the table counts, including those with
         no relevant row (they score 0), as trec_eval does with ``-c``.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.summary(["mu_ap", "ndcg@2"])
+        shape: (1, 3)
+        ┌───────┬──────────┬──────────┐
+        │ num_q ┆ mu_ap    ┆ ndcg@2   │
+        │ ---   ┆ ---      ┆ ---      │
+        │ u32   ┆ f64      ┆ f64      │
+        ╞═══════╪══════════╪══════════╡
+        │ 1     ┆ 0.541667 ┆ 0.521296 │
+        └───────┴──────────┴──────────┘
         """
         cols = _columns(columns)
         wanted = as_measures(measures)
@@ -133,24 +172,163 @@ class GradedNamespace(Generic[FrameT]):
     ) -> FrameT:
         """µAP per query: AP averaged over all relevance thresholds, weighted by level distance.
 
-        ``levels``: ``"query"`` (each query's own labels), ``"table"`` or a list of levels.
+        The mean over queries (``summary``) is µMAP.
+
+        Parameters
+        ----------
+        levels
+            ``"query"`` (each query's own distinct positive labels, the default), ``"table"``
+            (those of the whole table, or of each ``by`` group) or a list of levels.
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.mu_ap()
+        shape: (1, 2)
+        ┌───────┬──────────┐
+        │ query ┆ mu_ap    │
+        │ ---   ┆ ---      │
+        │ i64   ┆ f64      │
+        ╞═══════╪══════════╡
+        │ 1     ┆ 0.541667 │
+        └───────┴──────────┘
         """
         return self.evaluate(MuAP(levels=levels, k=k), **columns)  # type: ignore[arg-type]
 
     def ap(
         self, *, rel: float = 1, k: int | None = None, **columns: Unpack[ColumnOptions]
     ) -> FrameT:
-        """Average precision at relevance threshold ``rel`` (trec_eval ``map`` / ``map_cut.k``)."""
+        """Average precision at relevance threshold ``rel`` (trec_eval ``map`` / ``map_cut.k``).
+
+        Parameters
+        ----------
+        rel
+            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.ap(rel=2)
+        shape: (1, 2)
+        ┌───────┬───────────┐
+        │ query ┆ ap(rel=2) │
+        │ ---   ┆ ---       │
+        │ i64   ┆ f64       │
+        ╞═══════╪═══════════╡
+        │ 1     ┆ 0.5       │
+        └───────┴───────────┘
+        """
         return self.evaluate(AP(rel=rel, k=k), **columns)
 
     def ndcg(
         self, *, k: int | None = None, gain: GainArg = "exp", **columns: Unpack[ColumnOptions]
     ) -> FrameT:
-        """NDCG@k; gain ``"exp"`` (2^rel - 1), ``"linear"`` (trec_eval) or a label -> gain map."""
+        """NDCG@k; gain ``"exp"`` (2^rel - 1), ``"linear"`` (trec_eval) or a label -> gain map.
+
+        Parameters
+        ----------
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        gain
+            ``"exp"`` (``2^rel - 1``, the paper's), ``"linear"`` (``rel``, trec_eval's) or a
+            mapping label -> gain (unlisted positive labels keep gain = label).
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.ndcg(k=2)
+        shape: (1, 2)
+        ┌───────┬──────────┐
+        │ query ┆ ndcg@2   │
+        │ ---   ┆ ---      │
+        │ i64   ┆ f64      │
+        ╞═══════╪══════════╡
+        │ 1     ┆ 0.521296 │
+        └───────┴──────────┘
+        """
         return self.evaluate(NDCG(k=k, gain=gain), **columns)  # type: ignore[arg-type]
 
     def ndcng(self, *, k: int | None = None, **columns: Unpack[ColumnOptions]) -> FrameT:
-        """NDCNG@k: NDCG with exponential gain on labels divided by the query's top label."""
+        """NDCNG@k: NDCG with exponential gain on labels divided by the query's top label.
+
+        Parameters
+        ----------
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.ndcng(k=2)
+        shape: (1, 2)
+        ┌───────┬──────────┐
+        │ query ┆ ndcng@2  │
+        │ ---   ┆ ---      │
+        │ i64   ┆ f64      │
+        ╞═══════╪══════════╡
+        │ 1     ┆ 0.500206 │
+        └───────┴──────────┘
+        """
         return self.evaluate(NDCNG(k=k), **columns)
 
     def dcg(
@@ -161,37 +339,278 @@ class GradedNamespace(Generic[FrameT]):
         base: float = 2,
         **columns: Unpack[ColumnOptions],
     ) -> FrameT:
-        """DCG@k with log ``base``."""
+        """DCG@k with log ``base``.
+
+        Parameters
+        ----------
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        gain
+            ``"exp"`` (``2^rel - 1``, the paper's), ``"linear"`` (``rel``, trec_eval's) or a
+            mapping label -> gain (unlisted positive labels keep gain = label).
+        base
+            Base of the logarithm in the discount ``1 / log_base(p + 1)``.
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.dcg(k=2, base=10)
+        shape: (1, 2)
+        ┌───────┬────────────────┐
+        │ query ┆ dcg(base=10)@2 │
+        │ ---   ┆ ---            │
+        │ i64   ┆ f64            │
+        ╞═══════╪════════════════╡
+        │ 1     ┆ 6.28771        │
+        └───────┴────────────────┘
+        """
         return self.evaluate(DCG(k=k, gain=gain, base=base), **columns)  # type: ignore[arg-type]
 
     def precision(
         self, *, k: int | None = None, rel: float = 1, **columns: Unpack[ColumnOptions]
     ) -> FrameT:
-        """P@k (trec_eval ``P_k``); without ``k``, precision of everything retrieved."""
+        """P@k (trec_eval ``P_k``); without ``k``, precision of everything retrieved.
+
+        Parameters
+        ----------
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        rel
+            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.precision(k=2)
+        shape: (1, 2)
+        ┌───────┬─────┐
+        │ query ┆ p@2 │
+        │ ---   ┆ --- │
+        │ i64   ┆ f64 │
+        ╞═══════╪═════╡
+        │ 1     ┆ 0.5 │
+        └───────┴─────┘
+        """
         return self.evaluate(P(k=k, rel=rel), **columns)
 
     def recall(
         self, *, k: int | None = None, rel: float = 1, **columns: Unpack[ColumnOptions]
     ) -> FrameT:
-        """Recall@k (trec_eval ``recall_k``); without ``k``, recall of everything retrieved."""
+        """Recall@k (trec_eval ``recall_k``); without ``k``, recall of everything retrieved.
+
+        Parameters
+        ----------
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        rel
+            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.recall(k=2)
+        shape: (1, 2)
+        ┌───────┬──────────┐
+        │ query ┆ recall@2 │
+        │ ---   ┆ ---      │
+        │ i64   ┆ f64      │
+        ╞═══════╪══════════╡
+        │ 1     ┆ 0.5      │
+        └───────┴──────────┘
+        """
         return self.evaluate(R(k=k, rel=rel), **columns)
 
     def r_precision(self, *, rel: float = 1, **columns: Unpack[ColumnOptions]) -> FrameT:
-        """R-precision (trec_eval ``Rprec``)."""
+        """R-precision (trec_eval ``Rprec``).
+
+        Parameters
+        ----------
+        rel
+            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.r_precision()
+        shape: (1, 2)
+        ┌───────┬─────────────┐
+        │ query ┆ r_precision │
+        │ ---   ┆ ---         │
+        │ i64   ┆ f64         │
+        ╞═══════╪═════════════╡
+        │ 1     ┆ 0.5         │
+        └───────┴─────────────┘
+        """
         return self.evaluate(RPrec(rel=rel), **columns)
 
     def rr(
         self, *, rel: float = 1, k: int | None = None, **columns: Unpack[ColumnOptions]
     ) -> FrameT:
-        """Reciprocal rank of the first relevant row (trec_eval ``recip_rank``)."""
+        """Reciprocal rank of the first relevant row (trec_eval ``recip_rank``).
+
+        Parameters
+        ----------
+        rel
+            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.rr()
+        shape: (1, 2)
+        ┌───────┬─────┐
+        │ query ┆ rr  │
+        │ ---   ┆ --- │
+        │ i64   ┆ f64 │
+        ╞═══════╪═════╡
+        │ 1     ┆ 0.5 │
+        └───────┴─────┘
+        """
         return self.evaluate(RR(rel=rel, k=k), **columns)
 
     def mean_ndcg(self, *, gain: GainArg = "exp", **columns: Unpack[ColumnOptions]) -> FrameT:
-        """Mean of NDCG@1..NDCG@N per query (the paper's "mean NDCG")."""
+        """Mean of NDCG@1..NDCG@N per query (the paper's "mean NDCG").
+
+        Parameters
+        ----------
+        gain
+            ``"exp"`` (``2^rel - 1``, the paper's), ``"linear"`` (``rel``, trec_eval's) or a
+            mapping label -> gain (unlisted positive labels keep gain = label).
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.mean_ndcg()
+        shape: (1, 2)
+        ┌───────┬───────────┐
+        │ query ┆ mean_ndcg │
+        │ ---   ┆ ---       │
+        │ i64   ┆ f64       │
+        ╞═══════╪═══════════╡
+        │ 1     ┆ 0.393433  │
+        └───────┴───────────┘
+        """
         return self.evaluate(MeanNDCG(gain=gain), **columns)  # type: ignore[arg-type]
 
     def mean_ndcng(self, **columns: Unpack[ColumnOptions]) -> FrameT:
-        """Mean of NDCNG@1..NDCNG@N per query (the paper's "mean NDCNG")."""
+        """Mean of NDCNG@1..NDCNG@N per query (the paper's "mean NDCNG").
+
+        Parameters
+        ----------
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.mean_ndcng()
+        shape: (1, 2)
+        ┌───────┬────────────┐
+        │ query ┆ mean_ndcng │
+        │ ---   ┆ ---        │
+        │ i64   ┆ f64        │
+        ╞═══════╪════════════╡
+        │ 1     ┆ 0.388203   │
+        └───────┴────────────┘
+        """
         return self.evaluate(MeanNDCNG, **columns)
 
 
