@@ -20,8 +20,9 @@ from pathlib import Path
 import polars as pl
 
 import polars_graded
-from polars_graded import artificial
+from polars_graded import artificial, plan
 from polars_graded.errors import GradedError
+from polars_graded.measures.grammar import split_top_level
 
 PROG = "polars-graded"
 DEFAULT_MEASURES: tuple[str, ...] = ("mu_ap", "ndcg@10", "ndcng@10", "ap", "p@10", "rr")
@@ -159,7 +160,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if output is not None:
         write_table(per_query, output)
     names = [c for c in per_query.columns if c not in {*by, columns.get("query", "query")}]
-    print(format_table(summarize(per_query, names, by)))
+    print(format_table(plan.summary(per_query.lazy(), names, by).collect()))
     return 0
 
 
@@ -173,17 +174,7 @@ def split_measures(values: Sequence[str]) -> list[str]:
     >>> split_measures(["mu_ap,ndcg@10", "ndcg(gain={1:3,2:9})@5"])
     ['mu_ap', 'ndcg@10', 'ndcg(gain={1:3,2:9})@5']
     """
-    names: list[str] = []
-    for value in values:
-        depth, start = 0, 0
-        for position, char in enumerate(value):
-            depth += char in "([{"
-            depth -= char in ")]}"
-            if char == "," and depth == 0:
-                names.append(value[start:position])
-                start = position + 1
-        names.append(value[start:])
-    names = [name.strip() for name in names if name.strip()]
+    names = [name for value in values for name in split_top_level(value)]
     if not names:
         msg = "no measure given to -m"
         raise CommandError(msg)
@@ -261,21 +252,6 @@ def write_table(frame: pl.DataFrame, path: Path) -> None:
         frame.write_csv(path)
     else:
         frame.write_parquet(path)
-
-
-def summarize(per_query: pl.DataFrame, names: Sequence[str], by: Sequence[str]) -> pl.DataFrame:
-    """``num_q`` and the mean of each measure column per ``by`` group (one row without).
-
-    Examples
-    --------
-    >>> per_query = pl.DataFrame({"query": [1, 2], "ap": [0.5, 1.0]})
-    >>> summarize(per_query, ["ap"], []).row(0)
-    (2, 0.75)
-    """
-    aggregations = [pl.len().alias(COUNT), *(pl.col(name).mean() for name in names)]
-    if not by:
-        return per_query.select(aggregations)
-    return per_query.group_by(list(by)).agg(aggregations).sort(list(by))
 
 
 def format_table(frame: pl.DataFrame, decimals: int = DECIMALS) -> str:

@@ -161,7 +161,7 @@ class GradedNamespace(Generic[FrameT]):
         cols = _columns(columns)
         wanted = as_measures(measures)
         values = plan.per_query(self._frame.lazy(), wanted, cols)
-        return self._finish(plan.summary(values, wanted, cols))
+        return self._finish(plan.summary(values, [str(m) for m in wanted], cols.by))
 
     def mu_ap(
         self,

@@ -9,6 +9,8 @@ input rules and sort the per-query result by its keys.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from polars_graded.measures import Measure
@@ -44,9 +46,11 @@ def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.La
     )
 
 
-def summary(per_query_values: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.LazyFrame:
-    """Per ``by`` group: the number of queries and the mean of each measure."""
-    means = [pl.len().alias(SUMMARY_COUNT), *(pl.col(str(m)).mean() for m in measures)]
-    if not cols.by:
+def summary(
+    per_query_values: pl.LazyFrame, names: Sequence[str], by: Sequence[str]
+) -> pl.LazyFrame:
+    """Per ``by`` group (one row without): the number of queries and the mean of ``names``."""
+    means = [pl.len().alias(SUMMARY_COUNT), *(pl.col(name).mean() for name in names)]
+    if not by:
         return per_query_values.select(means)
-    return per_query_values.group_by(list(cols.by)).agg(means).sort(list(cols.by))
+    return per_query_values.group_by(list(by)).agg(means).sort(list(by))

@@ -191,17 +191,20 @@ def test_output_writes_the_per_query_table(
         assert written[name].to_list() == pytest.approx(expected[name].to_list())
 
 
-def test_summary_matches_the_library_summary(table: pl.DataFrame) -> None:
-    per_query = table.graded.evaluate(MEASURES, by="system")
-    for by in (["system"], []):
-        frame = table if by else table.filter(pl.col("system") == "a")
-        values = per_query if by else per_query.filter(pl.col("system") == "a")
-        mine = cli.summarize(values, MEASURES, by)
+def test_printed_summary_is_the_library_summary(
+    table: pl.DataFrame, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one_system = table.filter(pl.col("system") == "a")
+    for frame, by in ((table, ["system"]), (one_system, [])):
+        path = tmp_path / f"table{len(by)}.parquet"
+        frame.write_parquet(path)
+        by_args = [arg for column in by for arg in ("--by", column)]
+        code, out, _ = run(["evaluate", str(path), "-m", ",".join(MEASURES), *by_args], capsys)
+        assert code == 0
+        printed = parse_printed(out)
         library = frame.graded.summary(MEASURES, by=by or None)
-        assert mine.columns == library.columns
-        assert mine.dtypes == library.dtypes
-        for name in [cli.COUNT, *MEASURES]:
-            assert mine[name].to_list() == pytest.approx(library[name].to_list())
+        assert printed[0] == [*by, "num_q", *MEASURES]
+        assert printed[1:] == expected_rows(library)
 
 
 def trec_files(tmp_path: Path) -> tuple[Path, Path]:

@@ -82,12 +82,18 @@ def parse_measure(text: str) -> Measure:
     return base(**params)
 
 
-def _split_top_level(text: str) -> list[str]:
-    """Split on commas that are not inside brackets or braces."""
+def split_top_level(text: str) -> list[str]:
+    """Split on commas that are not inside parentheses, brackets or braces.
+
+    Examples
+    --------
+    >>> split_top_level("mu_ap, ndcg(gain={1:3,2:9})@5")
+    ['mu_ap', 'ndcg(gain={1:3,2:9})@5']
+    """
     parts, depth, current = [], 0, []
     for char in text:
-        depth += char in "[{"
-        depth -= char in "]}"
+        depth += char in "([{"
+        depth -= char in ")]}"
         if char == "," and depth == 0:
             parts.append("".join(current))
             current = []
@@ -98,7 +104,7 @@ def _split_top_level(text: str) -> list[str]:
 
 
 def _parse_params(text: str, measure: str) -> Iterable[tuple[str, object]]:
-    for part in _split_top_level(text):
+    for part in split_top_level(text):
         name, sep, value = part.partition("=")
         if not sep or not name.strip():
             msg = f"{measure}: cannot read parameter {part!r}; expected name=value"
@@ -111,9 +117,9 @@ def _parse_value(text: str, measure: str) -> object:
     if _NUMBER.match(text):
         return int(text) if text.lstrip("+-").isdigit() else float(text)
     if text.startswith("[") and text.endswith("]"):
-        return [_number(v, measure) for v in _split_top_level(text[1:-1])]
+        return [_number(v, measure) for v in split_top_level(text[1:-1])]
     if text.startswith("{") and text.endswith("}"):
-        return dict(_pair(v, measure) for v in _split_top_level(text[1:-1]))
+        return dict(_pair(v, measure) for v in split_top_level(text[1:-1]))
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
         return text.lower()
     msg = f"{measure}: cannot read value {text!r}"
