@@ -14,7 +14,14 @@ from collections.abc import Sequence
 import polars as pl
 
 from polars_graded.measures import Measure
-from polars_graded.ranking import PRE_RANKED, Columns, explode_ranked, ranked_lists
+from polars_graded.ranking import (
+    PRE_RANKED,
+    RANKING_ID,
+    Columns,
+    explode_ranked,
+    number_rankings,
+    ranked_lists,
+)
 from polars_graded.validate import check_aggregations, check_schema, raise_on_bad_rows
 
 SUMMARY_COUNT = "num_q"
@@ -27,19 +34,25 @@ def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.La
     keys = cols.keys
     checks = check_aggregations(cols, schema)
     grouped = lf.group_by(keys).agg(*ranked_lists(cols), *checks)
-    ranked = explode_ranked(grouped, cols)
+    numbered = number_rankings(grouped, cols)
+    ranked = explode_ranked(numbered, cols)
 
-    result = grouped.select(*keys, *(c.meta.output_name() for c in checks))
+    result = numbered.select(RANKING_ID, *keys, *(c.meta.output_name() for c in checks))
     in_one_pass = [m for m in measures if not m.needs_frame()]
     if in_one_pass:
-        values = ranked.group_by(keys).agg(m.expr(PRE_RANKED).alias(str(m)) for m in in_one_pass)
-        result = result.join(values, on=keys, how="left", nulls_equal=True)
+        values = ranked.group_by(RANKING_ID).agg(
+            m.expr(PRE_RANKED).alias(str(m)) for m in in_one_pass
+        )
+        result = result.join(values, on=RANKING_ID, how="left", maintain_order="left")
     for measure in measures:
         if measure.needs_frame():
-            result = result.join(measure.frame(ranked, cols), on=keys, how="left", nulls_equal=True)
+            result = result.join(
+                measure.frame(ranked, cols), on=RANKING_ID, how="left", maintain_order="left"
+            )
 
     names = [str(m) for m in measures]
-    result = result.with_columns(pl.col(names).cast(pl.Float64).fill_null(0.0)).sort(keys)
+    # Joins on the ranking number keep the left frame's order: already sorted by the keys.
+    result = result.with_columns(pl.col(names).cast(pl.Float64).fill_null(0.0))
     out_schema = pl.Schema({**{k: schema[k] for k in keys}, **dict.fromkeys(names, pl.Float64)})
     return result.map_batches(
         lambda frame: raise_on_bad_rows(frame, cols).select(*keys, *names), schema=out_schema

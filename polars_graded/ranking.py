@@ -26,6 +26,7 @@ RANKED_REL = "__pg_rel"
 IDEAL_REL = "__pg_ideal"
 N_RETRIEVED = "__pg_n_ret"
 POSITION = "__pg_pos"
+RANKING_ID = "__pg_ranking"
 
 
 @dataclass(frozen=True)
@@ -132,12 +133,21 @@ def ranked_lists(cols: Columns) -> list[pl.Expr]:
     ]
 
 
-def explode_ranked(grouped: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
-    """One row per (query, position) from the lists of :func:`ranked_lists`.
+def number_rankings(grouped: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """Number the rankings (one per ``by + [query]``) in key order, as :data:`RANKING_ID`.
 
-    The rows of each query stay contiguous and in ranked order, and Polars keeps the order
-    of rows within a group, so a later ``group_by(keys)`` sees each query ranked.
+    Later steps group and join on this one integer instead of the user's key columns. The
+    numbering follows the sorted keys, so it is the same however often the plan computes it.
     """
-    return grouped.select(*cols.keys, RANKED_REL, IDEAL_REL, N_RETRIEVED, POSITION).explode(
-        [RANKED_REL, IDEAL_REL, POSITION]
-    )
+    return grouped.sort(cols.keys, nulls_last=True).with_row_index(RANKING_ID)
+
+
+def explode_ranked(numbered: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """One row per (ranking, position) from the lists of :func:`ranked_lists`.
+
+    The rows of each ranking stay contiguous and in ranked order, and Polars keeps the order
+    of rows within a group, so a later ``group_by(RANKING_ID)`` sees each ranking in order.
+    """
+    return numbered.select(
+        RANKING_ID, *cols.by, RANKED_REL, IDEAL_REL, N_RETRIEVED, POSITION
+    ).explode([RANKED_REL, IDEAL_REL, POSITION])

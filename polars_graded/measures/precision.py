@@ -20,7 +20,14 @@ from polars_graded.measures.base import (
     format_number,
     safe_ratio,
 )
-from polars_graded.ranking import N_RETRIEVED, POSITION, RANKED_REL, Columns, Ranked
+from polars_graded.ranking import (
+    N_RETRIEVED,
+    POSITION,
+    RANKED_REL,
+    RANKING_ID,
+    Columns,
+    Ranked,
+)
 
 
 def average_precision(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
@@ -101,9 +108,10 @@ class MuAveragePrecision(Measure):
         Each relevant row is expanded once per level at or below its label, so the cost is
         the number of relevant rows times their levels, never all rows times all levels.
         """
-        keys = cols.keys
+        keys = [RANKING_ID]
         relevant = ranked.filter(pl.col(RANKED_REL) > 0).select(
             *keys,
+            *cols.by,
             pl.col(RANKED_REL).alias("_rel"),
             pl.when(pl.col(POSITION) <= pl.col(N_RETRIEVED)).then(pl.col(POSITION)).alias("_pos"),
         )
