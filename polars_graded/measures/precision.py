@@ -103,58 +103,74 @@ class MuAveragePrecision(Measure):
         return isinstance(self.levels, str)
 
     def frame(self, ranked: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
-        """µAP per query from the exploded ranked table (see :mod:`polars_graded.ranking`).
+        """µAP per ranking from the exploded ranked table (see :mod:`polars_graded.ranking`).
 
-        Each relevant row is expanded once per level at or below its label, so the cost is
-        the number of relevant rows times their levels, never all rows times all levels.
+        Each relevant row is copied once per level at or below its label (level number
+        ``_idx`` = dense rank of the label), so the cost is the relevant rows times their
+        levels, never all rows times all levels. Copies keep the ranked order, so each
+        (ranking, level) group holds the positions relevant at that level, ascending.
         """
-        keys = [RANKING_ID]
-        relevant = ranked.filter(pl.col(RANKED_REL) > 0).select(
-            *keys,
-            *cols.by,
-            pl.col(RANKED_REL).alias("_rel"),
-            pl.when(pl.col(POSITION) <= pl.col(N_RETRIEVED)).then(pl.col(POSITION)).alias("_pos"),
-        )
         # "table" levels are those of the query's `by` group: each system's slice alone is
         # the table it would be evaluated on (SPEC §6), and with shared judgments it is the same.
-        level_keys = keys if self.levels == "query" else list(cols.by)
-        levels = _levels(relevant, level_keys)
-        if level_keys:
-            expanded = relevant.join(levels, on=level_keys)
-        else:
-            expanded = relevant.join(levels, how="cross")
+        level_keys = [RANKING_ID] if self.levels == "query" else list(cols.by)
+        relevant = _relevant_rows(ranked, cols).with_columns(
+            _idx=_over(pl.col("_rel").rank("dense"), level_keys).cast(pl.Int32)
+        )
         per_level = (
-            expanded.filter(pl.col("_rel") >= pl.col("_level"))
-            .group_by([*keys, "_level", "_d", "_top"])
+            relevant.with_columns(_idx=pl.int_ranges(1, pl.col("_idx") + 1, dtype=pl.Int32))
+            .explode("_idx")
+            .group_by(list(dict.fromkeys([RANKING_ID, *level_keys, "_idx"])))
             .agg(_ap=_ap_from_positions(pl.col("_pos"), self.k))
+            .join(_levels(relevant, level_keys), on=[*level_keys, "_idx"])
         )
         # Summed in level order so that every engine and run gives the same bits; a plain
         # sum() would let the optimiser drop the sort and add in arrival order.
-        weighted = (pl.col("_d") * pl.col("_ap")).sort_by("_level")
+        weighted = (pl.col("_d") * pl.col("_ap")).sort_by("_idx")
         value = weighted.cum_sum().last() / pl.col("_top").first()
-        return per_level.group_by(keys).agg(value.alias(str(self)))
+        return per_level.group_by(RANKING_ID).agg(value.alias(str(self)))
 
 
-def _distances(level: pl.Expr) -> pl.Expr:
-    """Distance of each sorted level to the one below it, the first to 0."""
-    return pl.coalesce(level.diff(), level)
+def _relevant_rows(ranked: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """Rows with a positive label: ranking, ``by`` keys, label ``_rel``, position ``_pos``.
+
+    ``_pos`` is null for unretrieved rows, which come after the retrieved ones.
+    """
+    retrieved = pl.col(POSITION) <= pl.col(N_RETRIEVED)
+    return ranked.filter(pl.col(RANKED_REL) > 0).select(
+        RANKING_ID,
+        *cols.by,
+        _rel=pl.col(RANKED_REL),
+        _pos=pl.when(retrieved).then(pl.col(POSITION)),
+    )
+
+
+def _over(expr: pl.Expr, keys: list[str]) -> pl.Expr:
+    """``expr`` per ``keys`` group, or over the whole frame without keys."""
+    return expr.over(keys) if keys else expr
 
 
 def _levels(relevant: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """Levels ``_level`` with distances ``_d`` and top level ``_top``, per ``keys`` group."""
-    level = pl.col("_rel").unique().sort()
-    columns = {"_level": level, "_d": _distances(level), "_top": pl.col("_rel").max()}
-    if not keys:
-        return relevant.select(**columns)
-    return relevant.group_by(keys).agg(**columns).explode(["_level", "_d"])
+    """Per ``keys`` group and level number ``_idx``: the level ``_level``, its distance
+    ``_d`` to the level below (the first to 0) and the group's top level ``_top``."""
+    level = pl.col("_level")
+    return (
+        relevant.group_by(*keys, "_idx")
+        .agg(_level=pl.col("_rel").first())
+        .sort(*keys, "_idx")
+        .with_columns(
+            _d=level - _over(level.shift(1), keys).fill_null(0.0),
+            _top=_over(level.max(), keys),
+        )
+    )
 
 
 def _ap_from_positions(position: pl.Expr, k: int | None) -> pl.Expr:
     """AP of a group holding every row relevant at one threshold, retrieved or not.
 
-    ``position`` is null for unretrieved rows; they count only in the denominator ``R``.
+    ``position`` holds the group's positions ascending, then nulls for unretrieved rows,
+    which count only in the denominator ``R``.
     """
-    ranked = position.drop_nulls().sort()
+    ranked = position.drop_nulls()
     precision = pl.int_range(1, ranked.len() + 1, dtype=pl.Int64) / ranked
     if k is not None:
         precision = precision.filter(ranked <= k)
