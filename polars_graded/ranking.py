@@ -107,8 +107,9 @@ def rank_in_group(relevance: str = "relevance", score: str = "score", item: str 
     """
     keys, descending = ranking_order(score, item)
     rel = pl.col(relevance).cast(pl.Float64)
+    # Groups are already sorted in parallel; a multithreaded sort inside each only adds overhead.
     return Ranked(
-        rel=rel.sort_by(keys, descending=descending, nulls_last=True),
+        rel=rel.sort_by(keys, descending=descending, nulls_last=True, multithreaded=False),
         ideal=rel.sort(descending=True, nulls_last=True),
         n_retrieved=pl.col(score).count(),
     )
