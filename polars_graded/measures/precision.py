@@ -113,11 +113,16 @@ class MuAveragePrecision(Measure):
         # "table" levels are those of the query's `by` group: each system's slice alone is
         # the table it would be evaluated on (SPEC §6), and with shared judgments it is the same.
         level_keys = [RANKING_ID] if self.levels == "query" else list(cols.by)
-        relevant = _relevant_rows(ranked, cols).with_columns(
+        relevant = _relevant_rows(ranked, level_keys).with_columns(
             _idx=_over(pl.col("_rel").rank("dense"), level_keys).cast(pl.Int32)
         )
+        # The copies carry only what AP needs: ranking, level number, position.
         per_level = (
-            relevant.with_columns(_idx=pl.int_ranges(1, pl.col("_idx") + 1, dtype=pl.Int32))
+            relevant.select(
+                *dict.fromkeys([RANKING_ID, *level_keys]),
+                "_pos",
+                _idx=pl.int_ranges(1, pl.col("_idx") + 1, dtype=pl.Int32),
+            )
             .explode("_idx")
             .group_by(list(dict.fromkeys([RANKING_ID, *level_keys, "_idx"])))
             .agg(_ap=_ap_from_positions(pl.col("_pos"), self.k))
@@ -130,17 +135,16 @@ class MuAveragePrecision(Measure):
         return per_level.group_by(RANKING_ID).agg(value.alias(str(self)))
 
 
-def _relevant_rows(ranked: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
-    """Rows with a positive label: ranking, ``by`` keys, label ``_rel``, position ``_pos``.
+def _relevant_rows(ranked: pl.LazyFrame, level_keys: list[str]) -> pl.LazyFrame:
+    """Rows with a positive label: ranking, level keys, label ``_rel``, position ``_pos``.
 
     ``_pos`` is null for unretrieved rows, which come after the retrieved ones.
     """
     retrieved = pl.col(POSITION) <= pl.col(N_RETRIEVED)
     return ranked.filter(pl.col(RANKED_REL) > 0).select(
-        RANKING_ID,
-        *cols.by,
+        *dict.fromkeys([RANKING_ID, *level_keys]),
         _rel=pl.col(RANKED_REL),
-        _pos=pl.when(retrieved).then(pl.col(POSITION)),
+        _pos=pl.when(retrieved).then(pl.col(POSITION)).cast(pl.Int32),
     )
 
 
