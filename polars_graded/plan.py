@@ -63,7 +63,15 @@ def summary(
     per_query_values: pl.LazyFrame, names: Sequence[str], by: Sequence[str]
 ) -> pl.LazyFrame:
     """Per ``by`` group (one row without): the number of queries and the mean of ``names``."""
-    means = [pl.len().alias(SUMMARY_COUNT), *(pl.col(name).mean() for name in names)]
+    means = [pl.len().alias(SUMMARY_COUNT), *(_ordered_mean(name) for name in names)]
     if not by:
         return per_query_values.select(means)
     return per_query_values.group_by(list(by)).agg(means).sort(list(by))
+
+
+def _ordered_mean(name: str) -> pl.Expr:
+    """Mean summed in query order, so that identical systems get identical bits.
+
+    A plain ``mean()`` may add partial sums in whatever order the engine's threads finish.
+    """
+    return (pl.col(name).cum_sum().last() / pl.col(name).count()).alias(name)
