@@ -20,22 +20,15 @@ import pytest
 
 import polars_graded as pg
 
+try:  # tests/ as a package or as a rootdir on sys.path
+    from tests.trec_names import TEMPLATES
+except ImportError:
+    from trec_names import TEMPLATES
+
 DATA = Path(__file__).resolve().parents[2] / "shared/data/trec_eval-test"
 V9 = "v9.0.8-expected"
 PRINTED = 0.5e-4 + 1e-12
 
-TEMPLATES = {
-    "map": "ap{r}",
-    "map_cut": "ap{r}@{k}",
-    "P": "p{r}@{k}",
-    "recall": "recall{r}@{k}",
-    "ndcg": "ndcg(gain=linear)",
-    "ndcg_cut": "ndcg(gain=linear)@{k}",
-    "Rprec": "r_precision{r}",
-    "recip_rank": "rr{r}",
-    "set_P": "p{r}",
-    "set_recall": "recall{r}",
-}
 CUSTOM_NDCG = re.compile(r"ndcg_((?:-?\d+=[\d.]+,?)+)")
 CUTOFF = re.compile(r"(map_cut|P|recall|ndcg_cut)_(\d+)")
 
