@@ -20,14 +20,8 @@ from polars_graded.measures.base import (
     format_number,
     safe_ratio,
 )
-from polars_graded.ranking import (
-    N_RETRIEVED,
-    POSITION,
-    RANKED_REL,
-    RANKING_ID,
-    Columns,
-    Ranked,
-)
+from polars_graded.measures.threshold_sweep import NUMERATOR, TOP, mu_ap_numerators
+from polars_graded.ranking import RANKING_ID, Columns, Ranked
 
 
 def average_precision(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
@@ -105,77 +99,16 @@ class MuAveragePrecision(Measure):
     def frame(self, ranked: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
         """µAP per ranking from the exploded ranked table (see :mod:`polars_graded.ranking`).
 
-        Each relevant row is copied once per level at or below its label (level number
-        ``_idx`` = dense rank of the label), so the cost is the relevant rows times their
-        levels, never all rows times all levels. Copies keep the ranked order, so each
-        (ranking, level) group holds the positions relevant at that level, ascending.
+        ``sum_i d_i AP^(l_i)`` over the query's own levels comes from
+        :mod:`polars_graded.measures.threshold_sweep`. With the table's levels the sum is
+        the same (levels the query lacks repeat the AP of its next level up, and levels
+        above its top label have AP 0); only the divisor becomes the table's top label.
         """
-        # "table" levels are those of the query's `by` group: each system's slice alone is
-        # the table it would be evaluated on (SPEC §6), and with shared judgments it is the same.
-        level_keys = [RANKING_ID] if self.levels == "query" else list(cols.by)
-        relevant = _relevant_rows(ranked, level_keys).with_columns(
-            _idx=_over(pl.col("_rel").rank("dense"), level_keys).cast(pl.Int32)
-        )
-        # The copies carry only what AP needs: ranking, level number, position.
-        per_level = (
-            relevant.select(
-                *dict.fromkeys([RANKING_ID, *level_keys]),
-                "_pos",
-                _idx=pl.int_ranges(1, pl.col("_idx") + 1, dtype=pl.Int32),
-            )
-            .explode("_idx")
-            .group_by(list(dict.fromkeys([RANKING_ID, *level_keys, "_idx"])))
-            .agg(_ap=_ap_from_positions(pl.col("_pos"), self.k))
-            .join(_levels(relevant, level_keys), on=[*level_keys, "_idx"])
-        )
-        # Summed in level order so that every engine and run gives the same bits; a plain
-        # sum() would let the optimiser drop the sort and add in arrival order.
-        weighted = (pl.col("_d") * pl.col("_ap")).sort_by("_idx")
-        value = weighted.cum_sum().last() / pl.col("_top").first()
-        return per_level.group_by(RANKING_ID).agg(value.alias(str(self)))
-
-
-def _relevant_rows(ranked: pl.LazyFrame, level_keys: list[str]) -> pl.LazyFrame:
-    """Rows with a positive label: ranking, level keys, label ``_rel``, position ``_pos``.
-
-    ``_pos`` is null for unretrieved rows, which come after the retrieved ones.
-    """
-    retrieved = pl.col(POSITION) <= pl.col(N_RETRIEVED)
-    return ranked.filter(pl.col(RANKED_REL) > 0).select(
-        *dict.fromkeys([RANKING_ID, *level_keys]),
-        _rel=pl.col(RANKED_REL),
-        _pos=pl.when(retrieved).then(pl.col(POSITION)).cast(pl.Int32),
-    )
-
-
-def _over(expr: pl.Expr, keys: list[str]) -> pl.Expr:
-    """``expr`` per ``keys`` group, or over the whole frame without keys."""
-    return expr.over(keys) if keys else expr
-
-
-def _levels(relevant: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """Per ``keys`` group and level number ``_idx``: the level ``_level``, its distance
-    ``_d`` to the level below (the first to 0) and the group's top level ``_top``."""
-    level = pl.col("_level")
-    return (
-        relevant.group_by(*keys, "_idx")
-        .agg(_level=pl.col("_rel").first())
-        .sort(*keys, "_idx")
-        .with_columns(
-            _d=level - _over(level.shift(1), keys).fill_null(0.0),
-            _top=_over(level.max(), keys),
-        )
-    )
-
-
-def _ap_from_positions(position: pl.Expr, k: int | None) -> pl.Expr:
-    """AP of a group holding every row relevant at one threshold, retrieved or not.
-
-    ``position`` holds the group's positions ascending, then nulls for unretrieved rows,
-    which count only in the denominator ``R``.
-    """
-    ranked = position.drop_nulls()
-    precision = pl.int_range(1, ranked.len() + 1, dtype=pl.Int64) / ranked
-    if k is not None:
-        precision = precision.filter(ranked <= k)
-    return precision.sum() / pl.len()
+        by = list(cols.by)
+        sums = mu_ap_numerators(ranked, self.k, by)
+        top = pl.col(TOP)
+        if self.levels == "table":
+            # The table of a `by` group is each system's slice alone (SPEC §6); with shared
+            # judgments every slice has the same top label.
+            top = top.max().over(by) if by else top.max()
+        return sums.select(RANKING_ID, (pl.col(NUMERATOR) / top).alias(str(self)))
