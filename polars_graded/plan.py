@@ -34,7 +34,9 @@ def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.La
     keys = cols.keys
     checks = check_aggregations(cols, schema)
     grouped = lf.group_by(keys).agg(*ranked_lists(cols), *checks)
-    numbered = number_rankings(grouped, cols)
+    # Three branches read the grouped rankings (checks, one-pass measures, µAP); Polars
+    # trims each differently and would not see they share it, so it is cached explicitly.
+    numbered = number_rankings(grouped, cols).cache()
     ranked = explode_ranked(numbered, cols)
 
     result = numbered.select(RANKING_ID, *keys, *(c.meta.output_name() for c in checks))

@@ -63,9 +63,18 @@ def discount(r: Ranked, base: float = 2) -> pl.Expr:
     return 1.0 / (r.position + 1).cast(pl.Float64).log(base)
 
 
+def discounted(gains: pl.Expr, base: float = 2) -> pl.Expr:
+    """``gains`` (best first) each divided by ``log_base(p + 1)``, ``p`` its position."""
+    position = pl.int_range(1, gains.len() + 1, dtype=pl.Int64)
+    return gains / (position + 1).cast(pl.Float64).log(base)
+
+
 def dcg(r: Ranked, gain: Gain, k: int | None = None, base: float = 2) -> pl.Expr:
     """DCG@k of the ranked list (retrieved rows only)."""
-    return (gain(r.rel) * discount(r, base)).filter(r.in_list(k)).sum()
+    # Cut to k before the power and the log: the rest of the list never counts.
+    top = r.rel if k is None else r.rel.head(k)
+    retrieved = pl.int_range(1, top.len() + 1, dtype=pl.Int64) <= r.n_retrieved
+    return discounted(gain(top), base).filter(retrieved).sum()
 
 
 def ideal_gains(r: Ranked, gain: Gain, monotone: bool) -> pl.Expr:
@@ -78,10 +87,12 @@ def ideal_gains(r: Ranked, gain: Gain, monotone: bool) -> pl.Expr:
 
 def ideal_dcg(r: Ranked, gain: Gain, k: int | None, monotone: bool, base: float = 2) -> pl.Expr:
     """DCG@k of the ideal ranking: every judged row of the query, best first."""
-    ideal = ideal_gains(r, gain, monotone) * discount(r, base)
+    if k is not None and monotone:  # the ideal order is the label order: cut first
+        r = dataclasses.replace(r, ideal=r.ideal.head(k))
+    ideal = ideal_gains(r, gain, monotone)
     if k is not None:
-        ideal = ideal.filter(r.position <= k)
-    return ideal.sum()
+        ideal = ideal.head(k)
+    return discounted(ideal, base).sum()
 
 
 def ndcg(r: Ranked, gain: Gain, k: int | None = None, *, monotone: bool = True) -> pl.Expr:
