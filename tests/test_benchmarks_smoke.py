@@ -1,0 +1,63 @@
+"""The benchmark harness runs end to end on a tiny log (no timing assertions)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def test_generate_run_and_report(tmp_path: Path) -> None:
+    """Generator, one polars_graded contender and the floors; JSON and Markdown written."""
+    command = [
+        sys.executable, str(BENCHMARKS / "run.py"), "--sizes", "3k", "--repeat", "1",
+        "--only", "pg_lazy,floor_*", "--variants", "ranked", "--no-warmup",
+        "--out", str(tmp_path / "results"), "--data-dir", str(tmp_path / "data"),
+    ]  # fmt: skip
+    subprocess.run(command, check=True, capture_output=True, timeout=300)
+
+    data = pl.read_parquet(next((tmp_path / "data").glob("graded-str-shuffled-3000-*.parquet")))
+    assert data.columns == ["query", "item", "score", "relevance"]
+    assert data.height == 3000
+    assert data["relevance"].is_between(0, 4).all()
+    (result_file,) = (tmp_path / "results").glob("*-3k.json")
+    result = json.loads(result_file.read_text())
+    assert {"date", "size", "rows_total", "repeat", "machine", "versions", "rows"} <= set(result)
+    assert {"cpu_count", "cpu_model", "memory_gib"} <= set(result["machine"])
+    rows = {(r["variant"], r["contender"]): r for r in result["rows"]}
+    assert set(rows) == {
+        (variant, name)
+        for variant in ("main", "ranked")
+        for name in ("pg_lazy", "floor_sort_mem", "floor_sort_stream", "floor_topk_mem",
+                     "floor_topk_stream")
+    }  # fmt: skip
+    lazy = rows["main", "pg_lazy"]
+    assert lazy["status"] == "ok"
+    assert {"seconds", "seconds_all", "phases", "peak_rss_mib", "ratio_floor", "floor"} <= set(lazy)
+    assert lazy["floor"].startswith("floor_")
+    assert lazy["peak_rss_mib"] > 0
+    assert lazy["n_queries"] == data["query"].n_unique()
+    assert "| main | pg_lazy |" in (tmp_path / "results" / "latest.md").read_text()
+
+
+def test_generator_is_deterministic(tmp_path: Path) -> None:
+    """The same parameters give the same rows; the ranked variant is in ranked order."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from generate import LogSpec, generate
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    spec = LogSpec(2500, labels="continuous", order="ranked", ids="int")
+    first = pl.read_parquet(generate(spec, tmp_path / "a.parquet"))
+    second = pl.read_parquet(generate(spec, tmp_path / "b.parquet"))
+    assert first.equals(second)
+    assert first["query"].dtype == pl.Int64
+    ranked = first.sort(["query", "score", "item"], descending=[False, True, True])
+    assert first.equals(ranked)
+    per_query = first.group_by("query").agg(pl.col("relevance").n_unique() / pl.len())
+    assert per_query["relevance"].median() > 0.9  # about as many labels as rows
