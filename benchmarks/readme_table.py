@@ -1,0 +1,93 @@
+"""Write the README's Performance table from the newest results in ``benchmarks/results/``.
+
+``python benchmarks/run.py`` calls this at its end; run it alone to re-render the README
+from results already on disk. The table sits between two marker comments in README.md and
+is never edited by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
+SHOWN = {  # contender -> how the README names it
+    "pg_in_memory": "polars_graded, 6 measures, in-memory engine",
+    "pg_lazy": "polars_graded, 6 measures, `scan_parquet` + `collect()` (streaming)",
+    "pg_peer_measures": "polars_graded, the 4 shared measures",
+    "pytrec_eval": "pytrec_eval (4 measures, dict building included)",
+    "ir_measures": "ir_measures (4 measures)",
+    "ranx": "ranx (4 measures)",
+}
+
+
+def newest_results(results_dir: Path) -> list[dict[str, Any]]:
+    """The newest result of every size, smallest size first."""
+    newest: dict[int, dict[str, Any]] = {}
+    for path in sorted(results_dir.glob("*.json")):
+        result = json.loads(path.read_text())
+        known = newest.get(result["rows_total"])
+        if known is None or result["stamp"] >= known["stamp"]:
+            newest[result["rows_total"]] = result
+    return [newest[rows] for rows in sorted(newest)]
+
+
+def _row(result: dict[str, Any], contender: str) -> dict[str, Any] | None:
+    return next(
+        (r for r in result["rows"] if r["variant"] == "main" and r["contender"] == contender),
+        None,
+    )
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    """Markdown: per size, seconds, peak memory and ratio to the floor of each contender."""
+    lines = [
+        "| rows | contender | seconds | peak MiB | / floor |",
+        "|---|---|---|---|---|",
+    ]
+    for result in results:
+        floor = _row(result, result["rows"][0]["floor"])
+        for contender, label in [*SHOWN.items(), (floor["contender"], "**the floor**")]:
+            row = _row(result, contender)
+            if row is None or row["status"] != "ok":
+                continue
+            lines.append(
+                f"| {result['size']} | {label} | {row['seconds']:.2f} | "
+                f"{row['peak_rss_mib']:.0f} | {row['ratio_floor']:.1f}x |"
+            )
+    last = results[-1]
+    m, v = last["machine"], last["versions"]
+    stamp = ", ".join(f"{r['size']} on {r['date']}" for r in results)
+    return (
+        f"Measured by `python benchmarks/run.py` ({stamp}; median of {last['repeat']} runs) on "
+        f"{m['cpu_count']} CPUs ({m['cpu_model']}), {m['memory_gib']} GiB; Python "
+        f"{v['python']}, Polars {v['polars']}, polars_graded {v['polars-graded']} "
+        f"({v.get('polars-graded-commit')}), pytrec-eval-terrier {v.get('pytrec-eval-terrier')}, "
+        f"ir-measures {v.get('ir-measures')}, ranx {v.get('ranx')}. The 6 measures are "
+        "`mu_ap, ndcg@10, ndcng@10, ap, p@10, rr`; the 4 shared ones `ap, "
+        "ndcg(gain=linear)@10, p@10, rr`. Every contender reads the same Parquet file in its "
+        "own process; the floor is the cheapest ranking-aware pass (per query, the sum of the "
+        "top 10 labels by score, the faster of its in-memory and streaming runs). Full table: "
+        "[benchmarks/results/latest.md](benchmarks/results/latest.md).\n\n" + "\n".join(lines)
+    )
+
+
+def update_readme(readme: Path = ROOT / "README.md", results_dir: Path | None = None) -> None:
+    """Replace the text between the README's benchmark markers with the current table."""
+    results = newest_results(results_dir or ROOT / "benchmarks" / "results")
+    text = readme.read_text()
+    pattern = re.compile(re.escape(START) + ".*?" + re.escape(END), re.S)
+    if not pattern.search(text):
+        msg = f"{readme} has no {START} ... {END} block"
+        raise SystemExit(msg)
+    block = f"{START}\n{table(results)}\n{END}"
+    readme.write_text(pattern.sub(lambda _: block, text))
+    print(f"wrote the Performance table of {readme}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    update_readme()
