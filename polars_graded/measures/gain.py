@@ -69,12 +69,21 @@ def discounted(gains: pl.Expr, base: float = 2) -> pl.Expr:
     return gains / (position + 1).cast(pl.Float64).log(base)
 
 
+def in_order_sum(values: pl.Expr) -> pl.Expr:
+    """Sum from first to last, 0 when empty.
+
+    ``sum()`` over a slice of a column adds in an order that depends on where the slice
+    starts in memory, so a query's value could change in the last bit with its neighbours.
+    """
+    return values.cum_sum().last().fill_null(0.0)
+
+
 def dcg(r: Ranked, gain: Gain, k: int | None = None, base: float = 2) -> pl.Expr:
     """DCG@k of the ranked list (retrieved rows only)."""
     # Cut to k before the power and the log: the rest of the list never counts.
     top = r.rel if k is None else r.rel.head(k)
     retrieved = pl.int_range(1, top.len() + 1, dtype=pl.Int64) <= r.n_retrieved
-    return discounted(gain(top), base).filter(retrieved).sum()
+    return in_order_sum(discounted(gain(top), base).filter(retrieved))
 
 
 def ideal_gains(r: Ranked, gain: Gain, monotone: bool) -> pl.Expr:
@@ -92,7 +101,7 @@ def ideal_dcg(r: Ranked, gain: Gain, k: int | None, monotone: bool, base: float 
     ideal = ideal_gains(r, gain, monotone)
     if k is not None:
         ideal = ideal.head(k)
-    return discounted(ideal, base).sum()
+    return in_order_sum(discounted(ideal, base))
 
 
 def ndcg(r: Ranked, gain: Gain, k: int | None = None, *, monotone: bool = True) -> pl.Expr:
