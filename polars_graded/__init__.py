@@ -52,6 +52,7 @@ from polars_graded.measures import (
     RPrec,
     parse_measure,
 )
+from polars_graded.partitioned import evaluate_parquet, summary_parquet
 
 GradedNamespace = _namespace.GradedNamespace
 
@@ -84,6 +85,7 @@ __all__ = [
     "__version__",
     "ap",
     "dcg",
+    "evaluate_parquet",
     "join_run_qrels",
     "mean_ndcg",
     "mean_ndcng",
@@ -98,5 +100,6 @@ __all__ = [
     "read_trec_run",
     "recall",
     "rr",
+    "summary_parquet",
     "write_trec_run",
 ]

@@ -20,7 +20,7 @@ from pathlib import Path
 import polars as pl
 
 import polars_graded
-from polars_graded import artificial, plan
+from polars_graded import artificial, partitioned, plan
 from polars_graded.errors import GradedError
 from polars_graded.measures.grammar import split_top_level
 
@@ -117,7 +117,12 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
             "Prints the number of queries and the mean of each measure per --by group."
         ),
     )
-    sub.add_argument("table", nargs="?", metavar="TABLE", help="a .parquet or .csv table")
+    sub.add_argument(
+        "table",
+        nargs="?",
+        metavar="TABLE",
+        help="a .parquet or .csv table, a glob of them or a directory of Parquet files",
+    )
     sub.add_argument("--run", metavar="RUN", help="a TREC run file (plain or gzipped)")
     sub.add_argument("--qrels", metavar="QRELS", help="a TREC qrels file (plain or gzipped)")
     sub.add_argument(
@@ -147,6 +152,25 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
     sub.add_argument(
         "-o", "--output", metavar="FILE", help="write the per-query values (.parquet or .csv)"
     )
+    sub.add_argument(
+        "--memory-budget",
+        metavar="SIZE",
+        type=_memory_size,
+        help=(
+            "memory the evaluation may take, e.g. 4GiB or 512MiB; a Parquet TABLE whose "
+            "evaluation would need more is evaluated in partitions of whole queries "
+            "(default: half of this machine's memory)"
+        ),
+    )
+    sub.add_argument(
+        "--partitions",
+        metavar="N",
+        type=_positive,
+        help="evaluate a Parquet TABLE in N partitions of whole queries (overrides the budget)",
+    )
+    sub.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress bar on partitioned evaluations"
+    )
     sub.set_defaults(handler=run_evaluate)
 
 
@@ -156,12 +180,48 @@ def run_evaluate(args: argparse.Namespace) -> int:
     output = _output_path(args.output)  # a bad extension fails before any work
     by = list(args.by or [])
     frame, columns = _input_frame(args, by)
-    per_query = frame.graded.evaluate(measures, **columns, by=by or None).collect()
+    count = _partition_count(args)
+    if count is None:
+        # The partitions' engine: splitting the table never changes a bit of the output.
+        per_query = frame.graded.evaluate(measures, **columns, by=by or None).collect(
+            engine=partitioned.ENGINE
+        )
+    else:
+        per_query = partitioned.evaluate_parquet(
+            _parquet_source(Path(args.table)),
+            measures,
+            partitions=count,
+            progress=not args.quiet and count > 1 and sys.stderr.isatty(),
+            **columns,
+            by=by or None,
+        )
     if output is not None:
         write_table(per_query, output)
     names = [c for c in per_query.columns if c not in {*by, columns.get("query", "query")}]
     print(format_table(plan.summary(per_query.lazy(), names, by).collect()))
     return 0
+
+
+def _partition_count(args: argparse.Namespace) -> int | None:
+    """Partitions for a Parquet TABLE: ``--partitions``, or more than one when its estimated
+    evaluation exceeds ``--memory-budget``; ``None`` to evaluate in memory."""
+    parquet = args.table is not None and _is_parquet(Path(args.table))
+    if args.partitions is not None:
+        if not parquet:
+            msg = "--partitions needs a Parquet TABLE (.parquet, a glob or a directory)"
+            raise CommandError(msg)
+        return int(args.partitions)
+    if not parquet:
+        return None
+    count = partitioned.choose_partitions(_parquet_source(Path(args.table)), args.memory_budget)
+    return count if count > 1 else None
+
+
+def _memory_size(text: str) -> int:
+    try:
+        return partitioned.parse_memory(text)
+    except GradedError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
 
 
 def split_measures(values: Sequence[str]) -> list[str]:
@@ -208,10 +268,13 @@ def _input_frame(args: argparse.Namespace, by: list[str]) -> tuple[pl.LazyFrame,
 
 
 def read_table(path: Path) -> pl.LazyFrame:
-    """Scan a Parquet or CSV table lazily, choosing the reader by the file's extension."""
+    """Scan a Parquet or CSV table lazily, choosing the reader by the file's extension.
+
+    A directory is read as a directory of Parquet files.
+    """
+    if _is_parquet(path):
+        return pl.scan_parquet(_parquet_source(path))
     suffix = path.suffix.lower()
-    if suffix in _PARQUET_SUFFIXES:
-        return pl.scan_parquet(_existing(path))
     if suffix in _CSV_SEPARATORS:
         return pl.scan_csv(
             _existing(path), separator=_CSV_SEPARATORS[suffix], infer_schema_length=10_000
@@ -219,6 +282,21 @@ def read_table(path: Path) -> pl.LazyFrame:
     known = ", ".join([*_PARQUET_SUFFIXES, *_CSV_SEPARATORS])
     msg = f"cannot read {str(path)!r}: expected a table ending in {known}"
     raise CommandError(msg)
+
+
+def _is_parquet(path: Path) -> bool:
+    """True for a Parquet file or glob (by extension) and for a directory."""
+    return path.suffix.lower() in _PARQUET_SUFFIXES or path.is_dir()
+
+
+def _parquet_source(path: Path) -> Path:
+    """``path`` checked: an existing file or directory, or a glob that matches files."""
+    if path.is_dir():
+        if not partitioned.parquet_files(path):
+            msg = f"no file in directory {path}"
+            raise CommandError(msg)
+        return path
+    return _existing(path)
 
 
 def _existing(path: Path) -> Path:

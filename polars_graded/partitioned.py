@@ -1,0 +1,379 @@
+"""Evaluate Parquet larger than memory: the rankings in partitions of whole queries.
+
+Every ranking (one per ``by + [query]``) goes to one of ``N`` partitions by a hash of its
+key columns. Each partition is read from the Parquet source with a filter and evaluated with
+the normal plan (:func:`polars_graded.plan.per_query`); it holds whole queries, so its
+per-query values are those of the whole table. The per-query frames (one row per query,
+small) are concatenated and sorted by the keys as the plan sorts them, and the summary is
+computed from that frame with :func:`polars_graded.plan.summary`.
+
+Peak memory is that of one partition, about ``1/N`` of evaluating the table in one go, plus
+the interpreter and the reading of the Parquet files. ``N`` comes from a memory budget and an
+estimate of the one-go peak (:func:`estimate_peak_memory`), or is given directly. Each
+partition reads the whole source again, keeping only its rows; that costs little next to the
+evaluation (see the README).
+
+Exactness: the partitions run on Polars' in-memory engine (:data:`ENGINE`), whose results do
+not depend on how the rows are split. Polars' streaming engine (the default of
+``collect()`` in Polars 2) can differ from it in the last bit on a few values (a division by a
+constant such as P@k's ``k`` is sometimes done as a multiplication by its inverse), so the
+result equals ``scan.graded.evaluate(...).collect(engine="in-memory")`` bit for bit.
+
+µAP with ``levels="table"`` divides by the top label of the whole ``by`` group, so with it the
+partitions split the ``by`` groups (systems), not the queries; without ``by`` columns it runs
+in one partition.
+"""
+
+from __future__ import annotations
+
+import glob
+import math
+import os
+import re
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final, TextIO, Unpack
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from polars_graded import plan
+from polars_graded.errors import InvalidValueError
+from polars_graded.measures import Measure, as_measures
+from polars_graded.namespace import ColumnOptions, MeasureArg, _columns
+from polars_graded.ranking import Columns
+
+ParquetSource = str | Path | Sequence[str | Path]
+"""One Parquet file, a glob such as ``"runs/*.parquet"``, a directory, or a list of files."""
+
+# Peak RSS of the in-memory evaluation per input row, measured with /usr/bin/time -v on
+# 10M-row logs of benchmarks/generate.py (2026-11-22, 2 CPUs, 23.5 GiB, Polars 2.1, plan of
+# commit e2c8c62, engine "in-memory", measures mu_ap, ndcg@10, ndcng@10, ap, p@10, rr; the
+# interpreter with Polars takes ~100 MiB): string ids 1.5-1.6 GiB (~160 bytes per row), Int64
+# ids 1.0 GiB (~100), continuous labels with string ids 2.5 GiB (~260). 400 leaves room for
+# the largest (an earlier plan took 390 bytes per row there) and for reading the Parquet.
+BYTES_PER_ROW = 400
+"""Estimated peak memory of evaluating one input row in one go (see the comment above)."""
+
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 10**3,
+    "m": 10**6,
+    "g": 10**9,
+    "t": 10**12,
+    "ki": 2**10,
+    "mi": 2**20,
+    "gi": 2**30,
+    "ti": 2**40,
+}
+_SIZE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]i?)?b?", re.IGNORECASE)
+ENGINE: Final = "in-memory"
+"""Polars engine of each partition (see the module's docstring on exactness)."""
+
+
+# --------------------------------------------------------------------------- public
+
+
+def evaluate_parquet(
+    source: ParquetSource,
+    measures: MeasureArg,
+    *,
+    memory_budget: str | int | None = None,
+    partitions: int | None = None,
+    progress: bool = False,
+    **columns: Unpack[ColumnOptions],
+) -> pl.DataFrame:
+    """Per-query values of Parquet larger than memory, evaluated in partitions of queries.
+
+    The result equals ``pl.scan_parquet(source).graded.evaluate(measures, ...)`` collected
+    with ``engine="in-memory"`` (frame equality, every bit), while the peak memory is that of
+    one partition (see :mod:`polars_graded.partitioned`).
+
+    Parameters
+    ----------
+    source
+        A Parquet file, a glob (``"runs/*.parquet"``), a directory of Parquet files or a
+        list of files. A query's rows may be spread over several files.
+    measures
+        Measure objects or names, as for ``df.graded.evaluate``.
+    memory_budget
+        Memory the evaluation may take, as bytes or a string such as ``"512MiB"``,
+        ``"4GiB"`` or ``"2GB"`` (``KiB``/``MiB``/``GiB``/``TiB`` are powers of 1024,
+        ``kB``/``MB``/``GB``/``TB`` powers of 1000). The number of partitions is the
+        estimated in-memory peak divided by it. Default: half of the machine's memory.
+    partitions
+        The number of partitions, instead of a budget; 1 evaluates in one go.
+    progress
+        Draw a progress bar over the partitions on stderr.
+    **columns
+        ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=``, as for
+        ``df.graded.evaluate``.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per ``by + [query]`` (sorted), one Float64 column per measure.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> path = getfixture("tmp_path") / "runs.parquet"
+    >>> pl.DataFrame({
+    ...     "query": [1, 1, 2, 2], "item": ["a", "b", "a", "b"],
+    ...     "score": [2.0, 1.0, 2.0, 1.0], "relevance": [0, 1, 1, 0],
+    ... }).write_parquet(path)
+    >>> pg.evaluate_parquet(path, ["ap", "ndcg@2"], partitions=2)
+    shape: (2, 3)
+    ┌───────┬─────┬─────────┐
+    │ query ┆ ap  ┆ ndcg@2  │
+    │ ---   ┆ --- ┆ ---     │
+    │ i64   ┆ f64 ┆ f64     │
+    ╞═══════╪═════╪═════════╡
+    │ 1     ┆ 0.5 ┆ 0.63093 │
+    │ 2     ┆ 1.0 ┆ 1.0     │
+    └───────┴─────┴─────────┘
+    """
+    cols = _columns(columns)
+    wanted = as_measures(measures)
+    count = _partition_count(source, wanted, cols, memory_budget, partitions)
+    return _evaluate_in_partitions(source, wanted, cols, count, progress)
+
+
+def summary_parquet(
+    source: ParquetSource,
+    measures: MeasureArg,
+    *,
+    memory_budget: str | int | None = None,
+    partitions: int | None = None,
+    progress: bool = False,
+    **columns: Unpack[ColumnOptions],
+) -> pl.DataFrame:
+    """``num_q`` and the mean of each measure per ``by`` group, for Parquet larger than memory.
+
+    Takes the arguments of :func:`evaluate_parquet`; the result equals
+    ``pl.scan_parquet(source).graded.summary(measures, ...)`` collected with
+    ``engine="in-memory"``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> path = getfixture("tmp_path") / "runs.parquet"
+    >>> pl.DataFrame({
+    ...     "query": [1, 1, 2, 2], "item": ["a", "b", "a", "b"],
+    ...     "score": [2.0, 1.0, 2.0, 1.0], "relevance": [0, 1, 1, 0],
+    ... }).write_parquet(path)
+    >>> pg.summary_parquet(path, ["ap"], memory_budget="1GiB")
+    shape: (1, 2)
+    ┌───────┬──────┐
+    │ num_q ┆ ap   │
+    │ ---   ┆ ---  │
+    │ u32   ┆ f64  │
+    ╞═══════╪══════╡
+    │ 2     ┆ 0.75 │
+    └───────┴──────┘
+    """
+    cols = _columns(columns)
+    wanted = as_measures(measures)
+    count = _partition_count(source, wanted, cols, memory_budget, partitions)
+    values = _evaluate_in_partitions(source, wanted, cols, count, progress)
+    return plan.summary(values.lazy(), [str(m) for m in wanted], cols.by).collect()
+
+
+# --------------------------------------------------------------------------- partitions
+
+
+def choose_partitions(source: ParquetSource, memory_budget: str | int | None = None) -> int:
+    """How many partitions keep the evaluation of ``source`` within ``memory_budget``.
+
+    ``ceil(estimated peak / budget)``, at least 1; the budget defaults to
+    :func:`default_memory_budget`.
+    """
+    budget = default_memory_budget() if memory_budget is None else parse_memory(memory_budget)
+    return max(1, math.ceil(estimate_peak_memory(source) / budget))
+
+
+def estimate_peak_memory(source: ParquetSource) -> int:
+    """Estimated peak memory (bytes) of evaluating ``source`` in one go: ``rows *
+    BYTES_PER_ROW``, the rows counted in the Parquet footers (nothing else is read)."""
+    return parquet_rows(source) * BYTES_PER_ROW
+
+
+def parquet_rows(source: ParquetSource) -> int:
+    """Number of rows of the Parquet files of ``source``, from their footers."""
+    return sum(_footer_rows(path) for path in parquet_files(source))
+
+
+def _footer_rows(path: Path) -> int:
+    try:
+        return pq.ParquetFile(path).metadata.num_rows
+    except (OSError, pa.ArrowException) as error:
+        msg = f"cannot read the Parquet footer of {path}: {error}"
+        raise InvalidValueError(msg) from error
+
+
+def parquet_files(source: ParquetSource) -> list[Path]:
+    """The files of ``source``: a file, a glob, a directory (recursively, every file, as
+    Polars reads it) or a list of them."""
+    if not isinstance(source, str | Path):
+        return [file for one in source for file in parquet_files(one)]
+    text = str(source)
+    if any(char in text for char in "*?["):
+        return sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+    path = Path(source)
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file())
+    return [path]
+
+
+def _partition_count(
+    source: ParquetSource,
+    measures: list[Measure],
+    cols: Columns,
+    memory_budget: str | int | None,
+    partitions: int | None,
+) -> int:
+    """The number of partitions from the arguments; 1 when no key can split the table."""
+    if partitions is not None and memory_budget is not None:
+        msg = "give memory_budget or partitions, not both"
+        raise InvalidValueError(msg)
+    if partitions is not None:
+        count = _check_partitions(partitions)
+    else:
+        count = choose_partitions(source, memory_budget)
+    return count if _partition_keys(measures, cols) else 1
+
+
+def _check_partitions(partitions: object) -> int:
+    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+        msg = f"partitions must be a positive integer, got {partitions!r}"
+        raise InvalidValueError(msg)
+    return partitions
+
+
+def _partition_keys(measures: list[Measure], cols: Columns) -> list[str]:
+    """Columns whose hash picks the partition: the ranking's keys, or ``by`` alone when a
+    measure needs the whole ``by`` group (µAP with ``levels="table"``)."""
+    if any(getattr(m, "levels", None) == "table" for m in measures):
+        return list(cols.by)
+    return cols.keys
+
+
+def partition_filter(keys: Sequence[str], index: int, count: int) -> pl.Expr:
+    """True for the rows of partition ``index`` of ``count``: a hash of the ``keys``."""
+    return pl.struct(*keys).hash(seed=0) % count == index
+
+
+def _evaluate_in_partitions(
+    source: ParquetSource, measures: list[Measure], cols: Columns, count: int, progress: bool
+) -> pl.DataFrame:
+    """Per-query values, one partition after another, concatenated and sorted by the keys."""
+    scan = pl.scan_parquet(_polars_source(source))
+    if count == 1:
+        return plan.per_query(scan, measures, cols).collect(engine=ENGINE)
+    keys = _partition_keys(measures, cols)
+    bar = ProgressBar(count) if progress else None
+    parts = []
+    for index in range(count):
+        part = scan.filter(partition_filter(keys, index, count))
+        parts.append(plan.per_query(part, measures, cols).collect(engine=ENGINE))
+        if bar is not None:
+            bar.update(index + 1)
+    return pl.concat(parts).sort(cols.keys, nulls_last=True)
+
+
+def _polars_source(source: ParquetSource) -> str | Path | list[str | Path]:
+    return source if isinstance(source, str | Path) else list(source)
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def parse_memory(value: str | int) -> int:
+    """Bytes from a size such as ``"512MiB"``, ``"4GiB"``, ``"2GB"``, ``"1.5 GiB"`` or an int.
+
+    ``KiB``/``MiB``/``GiB``/``TiB`` are powers of 1024; ``kB``/``MB``/``GB``/``TB`` (and
+    ``k``/``M``/``G``/``T``) powers of 1000; a bare number counts bytes.
+
+    Examples
+    --------
+    >>> parse_memory("512MiB"), parse_memory("4GiB"), parse_memory("2GB"), parse_memory(1000)
+    (536870912, 4294967296, 2000000000, 1000)
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        match = _SIZE.fullmatch(value.strip()) if isinstance(value, str) else None
+        if match is None:
+            msg = (
+                "memory budget must be a size such as '512MiB', '4GiB', '2GB' or a number "
+                f"of bytes, got {value!r}"
+            )
+            raise InvalidValueError(msg)
+        number = int(float(match[1]) * _UNITS[(match[2] or "").lower()])
+    if number < 1:
+        msg = f"memory budget must be at least 1 byte, got {value!r}"
+        raise InvalidValueError(msg)
+    return number
+
+
+def default_memory_budget() -> int:
+    """Half of the memory this process may use: the machine's, or its cgroup's limit."""
+    total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return min(total, _cgroup_limit() or total) // 2
+
+
+def _cgroup_limit() -> int | None:
+    """The memory limit of the process's cgroup (v2), if it has one."""
+    try:
+        text = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def format_memory(size: int) -> str:
+    """A size in bytes as ``"1.5 GiB"``.
+
+    Examples
+    --------
+    >>> format_memory(3 * 2**29)
+    '1.5 GiB'
+    """
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024:
+            return f"{value:.3g} {unit}"
+        value /= 1024
+    return f"{value:.3g} TiB"
+
+
+# --------------------------------------------------------------------------- progress
+
+
+class ProgressBar:
+    """A one-line ``\\r`` progress bar over ``total`` steps, with the elapsed time."""
+
+    def __init__(self, total: int, stream: TextIO | None = None, width: int = 30) -> None:
+        self.total = total
+        self.stream = sys.stderr if stream is None else stream
+        self.width = width
+        self.started = time.monotonic()
+        self.update(0)
+
+    def update(self, done: int) -> None:
+        """Redraw with ``done`` steps finished; the last step ends the line."""
+        filled = self.width * done // self.total
+        elapsed = time.monotonic() - self.started
+        line = (
+            f"\r[{'#' * filled}{'.' * (self.width - filled)}] "
+            f"{done}/{self.total} partitions, {elapsed:.0f} s"
+        )
+        end = "\n" if done == self.total else ""
+        self.stream.write(line + end)
+        self.stream.flush()
