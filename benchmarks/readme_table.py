@@ -61,12 +61,15 @@ def table(results: list[dict[str, Any]]) -> str:
             )
     last = results[-1]
     m, v = last["machine"], last["versions"]
-    stamp = ", ".join(f"{r['size']} on {r['date']}" for r in results)
+    stamp = ", ".join(
+        f"{r['size']} on {r['date']} at {r['versions'].get('polars-graded-commit')}"
+        for r in results
+    )
     return (
         f"Measured by `python benchmarks/run.py` ({stamp}; median of {last['repeat']} runs) on "
         f"{m['cpu_count']} CPUs ({m['cpu_model']}), {m['memory_gib']} GiB; Python "
-        f"{v['python']}, Polars {v['polars']}, polars_graded {v['polars-graded']} "
-        f"({v.get('polars-graded-commit')}), pytrec-eval-terrier {v.get('pytrec-eval-terrier')}, "
+        f"{v['python']}, Polars {v['polars']}, polars_graded {v['polars-graded']}, "
+        f"pytrec-eval-terrier {v.get('pytrec-eval-terrier')}, "
         f"ir-measures {v.get('ir-measures')}, ranx {v.get('ranx')}. The 6 measures are "
         "`mu_ap, ndcg@10, ndcng@10, ap, p@10, rr`; the 4 shared ones `ap, "
         "ndcg(gain=linear)@10, p@10, rr`. Every contender reads the same Parquet file in its "
