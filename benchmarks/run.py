@@ -31,7 +31,7 @@ from typing import Any
 
 import polars as pl
 from generate import DATA_DIR, LogSpec, ensure, format_size, parse_size
-from readme_table import update_readme
+from readme_table import newest_results, update_readme
 
 HERE = Path(__file__).resolve().parent
 RESULTS_DIR = HERE / "results"
@@ -412,13 +412,8 @@ def markdown_section(result: dict[str, Any]) -> str:
 
 def render_latest(results_dir: Path) -> str:
     """``latest.md``: the machine and versions, then the newest result of every size."""
-    newest: dict[int, dict[str, Any]] = {}
-    for path in sorted(results_dir.glob("*.json")):
-        result = json.loads(path.read_text())
-        known = newest.get(result["rows_total"])
-        if known is None or result["stamp"] >= known["stamp"]:
-            newest[result["rows_total"]] = result
-    last = max(newest.values(), key=lambda r: r["stamp"])
+    newest = newest_results(results_dir)
+    last = max(newest, key=lambda r: r["stamp"])
     m = last["machine"]
     v = ", ".join(f"{k} {val}" for k, val in last["versions"].items() if val)
     return (
@@ -428,8 +423,7 @@ def render_latest(results_dir: Path) -> str:
         "Times are wall seconds inside the contender's process (imports excluded); peak RSS "
         "is the child's own high-water mark (`VmHWM`, interpreter and imports included). "
         "`/ floor` and `/ peer` are this row's time divided by theirs (below 1 = faster). "
-        "See benchmarks/README.md.\n\n"
-        + "\n".join(markdown_section(newest[rows]) for rows in sorted(newest))
+        "See benchmarks/README.md.\n\n" + "\n".join(markdown_section(result) for result in newest)
     )
 
 
