@@ -13,6 +13,8 @@ Measures are value objects (``pg.AP(rel=2) @ 10``) or names in a small grammar
 from importlib.metadata import PackageNotFoundError, version
 
 from polars_graded import namespace as _namespace  # registers df.graded / lf.graded
+from polars_graded.breakdown import per_threshold as per_threshold
+from polars_graded.compare import compare as compare
 from polars_graded.errors import (
     ColumnTypeError,
     DuplicateKeyError,

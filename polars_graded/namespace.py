@@ -613,6 +613,147 @@ class GradedNamespace(Generic[FrameT]):
         """
         return self.evaluate(MeanNDCNG, **columns)
 
+    def compare(
+        self,
+        measures: MeasureArg,
+        *,
+        by: str | Sequence[str] = "system",
+        baseline: object | None = None,
+        missing: str = "zero",
+        trials: int = 10_000,
+        bootstrap: int = 10_000,
+        confidence: float = 0.95,
+        alpha: float = 0.05,
+        seed: int = 0,
+        query: str = "query",
+        item: str = "item",
+        score: str = "score",
+        relevance: str = "relevance",
+    ) -> pl.DataFrame:
+        """Evaluate ``measures`` per query and compare every system with a baseline.
+
+        ``evaluate(measures, by=by)`` followed by :func:`polars_graded.compare.compare`:
+        bootstrap intervals of the means and of the paired differences, a paired t-test and
+        a paired randomization test, Holm-adjusted across systems. Needs scipy
+        (``pip install "polars-graded[stats]"``).
+
+        Parameters
+        ----------
+        measures
+            Measure objects or names, as for :meth:`evaluate`.
+        by
+            The one column that names the systems (a one-element list is accepted).
+        baseline, missing, trials, bootstrap, confidence, alpha, seed
+            See :func:`polars_graded.compare.compare`.
+        query, item, score, relevance
+            Column names.
+
+        Returns
+        -------
+        DataFrame
+            Always a DataFrame, also on a LazyFrame (the per-query values are collected):
+            the statistics are not lazy. One row per (system, measure), the columns of
+            :func:`polars_graded.compare.compare` with the system column named ``by``.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "system": ["a"] * 4 + ["b"] * 4,
+        ...     "query": [1, 1, 2, 2] * 2,
+        ...     "item": ["x", "y"] * 4,
+        ...     "score": [2.0, 1.0, 2.0, 1.0, 1.0, 2.0, 2.0, 1.0],
+        ...     "relevance": [0, 1, 1, 0] * 2,
+        ... })
+        >>> out = df.graded.compare(["ap"], trials=100, bootstrap=100)
+        >>> out.select("system", "measure", "mean", "diff", "p_ttest")
+        shape: (2, 5)
+        ┌────────┬─────────┬──────┬──────┬─────────┐
+        │ system ┆ measure ┆ mean ┆ diff ┆ p_ttest │
+        │ ---    ┆ ---     ┆ ---  ┆ ---  ┆ ---     │
+        │ str    ┆ str     ┆ f64  ┆ f64  ┆ f64     │
+        ╞════════╪═════════╪══════╪══════╪═════════╡
+        │ a      ┆ ap      ┆ 0.75 ┆ 0.0  ┆ null    │
+        │ b      ┆ ap      ┆ 1.0  ┆ 0.25 ┆ 0.5     │
+        └────────┴─────────┴──────┴──────┴─────────┘
+        """
+        from polars_graded.compare import compare
+        from polars_graded.errors import InvalidValueError
+
+        systems = as_by(by)
+        if len(systems) != 1:
+            msg = (
+                f"compare needs exactly one system column in by=, got {list(systems)}; "
+                "combine several into one first, e.g. pl.concat_str(...)"
+            )
+            raise InvalidValueError(msg)
+        cols = Columns(query=query, item=item, score=score, relevance=relevance, by=systems)
+        wanted = as_measures(measures)
+        values = plan.per_query(self._frame.lazy(), wanted, cols).collect()
+        return compare(
+            values,
+            [str(m) for m in wanted],
+            system=systems[0],
+            query=query,
+            baseline=baseline,
+            missing=missing,  # type: ignore[arg-type]
+            trials=trials,
+            bootstrap=bootstrap,
+            confidence=confidence,
+            alpha=alpha,
+            seed=seed,
+        )
+
+    def per_threshold(self, **columns: Unpack[ColumnOptions]) -> FrameT:
+        """MAP at each relevance level of the table, its weight in µMAP, and µMAP.
+
+        See :func:`polars_graded.breakdown.per_threshold`: one row per ``by`` group and
+        threshold, columns ``[*by, "threshold", "weight", "map", "mu_map"]``, with
+        ``mu_map = sum(weight * map)``.
+
+        Parameters
+        ----------
+        **columns
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
+            key columns such as ``"system"``); see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.per_threshold()
+        shape: (2, 4)
+        ┌───────────┬────────┬──────────┬──────────┐
+        │ threshold ┆ weight ┆ map      ┆ mu_map   │
+        │ ---       ┆ ---    ┆ ---      ┆ ---      │
+        │ f64       ┆ f64    ┆ f64      ┆ f64      │
+        ╞═══════════╪════════╪══════════╪══════════╡
+        │ 1.0       ┆ 0.5    ┆ 0.583333 ┆ 0.541667 │
+        │ 2.0       ┆ 0.5    ┆ 0.5      ┆ 0.541667 │
+        └───────────┴────────┴──────────┴──────────┘
+        """
+        from polars_graded.breakdown import per_threshold
+
+        cols = _columns(columns)
+        return per_threshold(
+            self._frame,
+            by=list(cols.by),
+            query=cols.query,
+            item=cols.item,
+            score=cols.score,
+            relevance=cols.relevance,
+        )
+
 
 pl.api.register_dataframe_namespace("graded")(GradedNamespace)
 pl.api.register_lazyframe_namespace("graded")(GradedNamespace)

@@ -1,0 +1,518 @@
+"""Compare systems on per-query values: means, bootstrap intervals, paired tests, Holm.
+
+:func:`compare` takes the per-query table of ``df.graded.evaluate(..., by=system)`` and
+says, per measure, how each system differs from a baseline and whether the difference is
+more than chance: a bootstrap percentile interval of each mean and of each paired mean
+difference, a paired t-test, a paired randomization (sign-flip) test, and Holm–Bonferroni
+adjusted p-values across the systems.
+
+Everything is vectorised in numpy over systems, measures, trials and resamples. One matrix
+of random signs and one matrix of bootstrap resamples are drawn per call (in chunks, to
+bound memory) and shared by every system and measure, so all systems are tested on the same
+random flips and resamples. scipy (``pip install "polars-graded[stats]"``) gives the
+t-test's distribution; the rest is numpy.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from polars_graded.errors import (
+    ColumnTypeError,
+    DuplicateKeyError,
+    InvalidValueError,
+    MissingColumnError,
+)
+
+MissingPolicy = Literal["zero", "common"]
+
+CHUNK_ELEMENTS = 1 << 22
+"""Entries of one chunk of the sign or resample matrix (32 MiB as float64)."""
+
+TIE_TOLERANCE = 1e-9
+"""Flipped sums within this fraction of ``sum |d|`` of the observed one count as ties."""
+
+OUTPUT_COLUMNS = (
+    "system",
+    "measure",
+    "n_queries",
+    "n_missing",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "baseline_mean",
+    "diff",
+    "diff_ci_low",
+    "diff_ci_high",
+    "t_stat",
+    "p_ttest",
+    "p_randomization",
+    "p_ttest_holm",
+    "p_randomization_holm",
+    "significant",
+)
+"""The columns of :func:`compare`'s result, in order (``system`` takes the key's name)."""
+
+_SYSTEM_INDEX = "__pg_system_index"
+_QUERY_INDEX = "__pg_query_index"
+
+
+def compare(
+    per_query: pl.DataFrame | pl.LazyFrame,
+    measures: Sequence[str] | None = None,
+    *,
+    system: str = "system",
+    query: str = "query",
+    baseline: object | None = None,
+    missing: MissingPolicy = "zero",
+    trials: int = 10_000,
+    bootstrap: int = 10_000,
+    confidence: float = 0.95,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Compare every system with a baseline, per measure, with paired significance tests.
+
+    Parameters
+    ----------
+    per_query
+        One row per (system, query) and one numeric column per measure: the output of
+        ``df.graded.evaluate(measures, by="system")``. A LazyFrame is collected.
+    measures
+        The value columns to compare (names, or measure objects whose ``str`` is the name).
+        Default: every column but ``system`` and ``query``, in the frame's order.
+    system, query
+        Names of the key columns.
+    baseline
+        The value of ``system`` to compare with. Default: the first system in sorted order.
+    missing
+        Which queries are compared when systems do not all have the same ones:
+
+        - ``"zero"`` (default): the union of every system's queries; a query a system lacks
+          scores 0 for it, as ``trec_eval -c`` scores a query the run did not answer.
+        - ``"common"``: only the queries every system has.
+
+        Either way ``n_missing`` counts, per system, the queries of the union it lacks.
+    trials
+        Random sign flips of the randomization test.
+    bootstrap
+        Bootstrap resamples (of queries, with replacement) for the intervals.
+    confidence
+        Coverage of the intervals, in (0, 1).
+    alpha
+        Level at which ``significant`` is set, on the Holm-adjusted randomization p-value.
+    seed
+        Seeds the signs and the resamples; the same call gives the same numbers.
+
+    Returns
+    -------
+    DataFrame
+        One row per (system, measure): by measure in the given order, then the baseline,
+        then the other systems in sorted order. Columns:
+
+        - ``system`` (the input's dtype), ``measure`` (String);
+        - ``n_queries`` (Int64): queries compared; ``n_missing`` (Int64): queries of the
+          union of all systems' queries that this system lacks;
+        - ``mean``, ``ci_low``, ``ci_high``: the system's mean over the compared queries and
+          its bootstrap percentile interval;
+        - ``baseline_mean``; ``diff`` = ``mean - baseline_mean``; ``diff_ci_low``,
+          ``diff_ci_high``: bootstrap percentile interval of the paired mean difference
+          (each resample draws the same queries for the system and the baseline);
+        - ``t_stat``, ``p_ttest``: paired two-sided t-test (``scipy.stats.ttest_rel``);
+        - ``p_randomization``: paired two-sided randomization test (below);
+        - ``p_ttest_holm``, ``p_randomization_holm``: Holm–Bonferroni adjusted across the
+          non-baseline systems, per measure and per test;
+        - ``significant`` (Boolean): ``p_randomization_holm < alpha``.
+
+        Every float column is Float64. Baseline rows have ``diff`` and its interval 0.0,
+        null tests and ``significant`` false.
+
+    Notes
+    -----
+    **Randomization test.** Under the null hypothesis the sign of each per-query difference
+    ``d_q = x_q - baseline_q`` is arbitrary. Each trial flips the signs at random (one
+    sign matrix shared by all systems and measures); with ``k`` the number of trials whose
+    ``|mean of flipped d|`` is at least ``|mean d|`` (ties within ``1e-9 * sum |d|``
+    included, so that rounding does not decide them),
+    ``p = (1 + k) / (1 + trials)``: the observed signs count as one of the arrangements, so
+    p is never 0 and the test is valid at any number of trials.
+
+    **Intervals.** Percentile bootstrap: the ``(1 - confidence) / 2`` and
+    ``(1 + confidence) / 2`` quantiles (numpy's linear interpolation) of the mean over
+    ``bootstrap`` resamples of the compared queries. One resample matrix serves every
+    system and measure, so the difference interval is paired.
+
+    **Holm.** Per measure and test, the ``m`` non-baseline p-values sorted ascending
+    ``p_(1) <= ... <= p_(m)`` become ``min(1, max_{j <= i} (m - j + 1) p_(j))``.
+
+    **Degenerate cases.** When every difference is 0 (a system identical to the baseline on
+    the compared queries) scipy's t-test is 0/0; it is reported as ``t_stat`` 0.0 and
+    ``p_ttest`` 1.0, and the randomization p is 1.0 (every flip ties). Constant non-zero
+    differences keep scipy's values (``t_stat`` ±inf, ``p_ttest`` 0.0). With fewer than two
+    compared queries the t-test is undefined: ``t_stat`` and ``p_ttest`` (and its Holm
+    column) are null.
+
+    Raises
+    ------
+    MissingColumnError
+        ``system``, ``query`` or a measure column is absent.
+    ColumnTypeError
+        A measure column is not numeric.
+    DuplicateKeyError
+        A (system, query) pair occurs twice.
+    InvalidValueError
+        Null keys, null/NaN/infinite values, an unknown baseline, fewer than two systems,
+        no common query (``missing="common"``), or bad ``missing``, ``trials``,
+        ``bootstrap``, ``confidence`` or ``alpha``.
+    ImportError
+        scipy is not installed.
+
+    Examples
+    --------
+    System b beats a by 0.1 on three of four queries; the exact randomization p over the
+    2^4 sign patterns is 4/16 = 0.25, which 1,000 trials estimate:
+
+    >>> import polars as pl
+    >>> from polars_graded.compare import compare
+    >>> per_query = pl.DataFrame({
+    ...     "system": ["a"] * 4 + ["b"] * 4,
+    ...     "query": [1, 2, 3, 4] * 2,
+    ...     "ap": [0.2, 0.4, 0.1, 0.5, 0.3, 0.6, 0.2, 0.5],
+    ... })
+    >>> out = compare(per_query, trials=1000, bootstrap=1000)
+    >>> out.select("system", "measure", "mean", "diff", "p_randomization", "significant")
+    shape: (2, 6)
+    ┌────────┬─────────┬──────┬──────┬─────────────────┬─────────────┐
+    │ system ┆ measure ┆ mean ┆ diff ┆ p_randomization ┆ significant │
+    │ ---    ┆ ---     ┆ ---  ┆ ---  ┆ ---             ┆ ---         │
+    │ str    ┆ str     ┆ f64  ┆ f64  ┆ f64             ┆ bool        │
+    ╞════════╪═════════╪══════╪══════╪═════════════════╪═════════════╡
+    │ a      ┆ ap      ┆ 0.3  ┆ 0.0  ┆ null            ┆ false       │
+    │ b      ┆ ap      ┆ 0.4  ┆ 0.1  ┆ 0.246753        ┆ false       │
+    └────────┴─────────┴──────┴──────┴─────────────────┴─────────────┘
+    """
+    _check_options(missing, trials, bootstrap, confidence, alpha)
+    ttest_rel = _import_ttest()
+    frame = per_query.collect() if isinstance(per_query, pl.LazyFrame) else per_query
+    names = _measure_names(frame, measures, system, query)
+    _check_values(frame, names, system, query)
+    systems = _ordered_systems(frame, system, baseline)
+    values, n_missing = _value_matrix(
+        frame, names, system=system, query=query, systems=systems, missing=missing
+    )
+    n_measures, n_systems, n_queries = values.shape
+
+    rng_boot, rng_flip = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
+    mean = values.mean(axis=2)
+    boot = _bootstrap_means(values.reshape(n_measures * n_systems, n_queries), bootstrap, rng_boot)
+    boot = boot.reshape(n_measures, n_systems, bootstrap)
+    quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]
+    ci = np.quantile(boot, quantiles, axis=2)
+    diff_ci = np.quantile(boot - boot[:, :1], quantiles, axis=2)
+    diff_ci[:, :, 0] = 0.0
+
+    differences = values[:, 1:] - values[:, :1]
+    p_flip = _randomization_p(differences.reshape(-1, n_queries), trials, rng_flip).reshape(
+        n_measures, n_systems - 1
+    )
+    t_stat, p_t = _paired_ttest(ttest_rel, values, differences)
+
+    tests = {
+        "t_stat": t_stat,
+        "p_ttest": p_t,
+        "p_randomization": p_flip,
+        "p_ttest_holm": holm(p_t),
+        "p_randomization_holm": holm(p_flip),
+    }
+    columns: dict[str, Any] = {
+        "mean": mean,
+        "ci_low": ci[0],
+        "ci_high": ci[1],
+        "baseline_mean": np.broadcast_to(mean[:, :1], mean.shape),
+        "diff": mean - mean[:, :1],
+        "diff_ci_low": diff_ci[0],
+        "diff_ci_high": diff_ci[1],
+    }
+    # The tests have no baseline row: pad a NaN column there, null after the frame is built.
+    for name, test in tests.items():
+        columns[name] = np.concatenate([np.full((n_measures, 1), np.nan), test], axis=1)
+
+    out = pl.DataFrame(
+        {
+            system: systems.gather(np.tile(np.arange(n_systems), n_measures)),
+            "measure": np.repeat(np.array(names, dtype=object), n_systems).tolist(),
+            "n_queries": np.full(n_measures * n_systems, n_queries, dtype=np.int64),
+            "n_missing": np.tile(n_missing, n_measures).astype(np.int64),
+            **{
+                name: np.ascontiguousarray(v, dtype=np.float64).ravel()
+                for name, v in columns.items()
+            },
+        },
+        schema_overrides={"measure": pl.String},
+    )
+    out = out.with_columns(pl.col(*tests).fill_nan(None))
+    return out.with_columns(significant=(pl.col("p_randomization_holm") < alpha).fill_null(False))
+
+
+def holm(p_values: np.ndarray) -> np.ndarray:
+    """Holm–Bonferroni adjusted p-values along the last axis.
+
+    The ``m`` p-values sorted ascending ``p_(1) <= ... <= p_(m)`` become
+    ``min(1, max_{j <= i} (m - j + 1) p_(j))``, returned in the input's order. NaN sorts
+    last and stays NaN.
+
+    Examples
+    --------
+    >>> holm(np.array([0.01, 0.04, 0.03])).round(4).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    m = p.shape[-1]
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, axis=-1, kind="stable")
+    scaled = (m - np.arange(m)) * np.take_along_axis(p, order, axis=-1)
+    adjusted = np.minimum(1.0, np.maximum.accumulate(scaled, axis=-1))
+    out = np.empty_like(adjusted)
+    np.put_along_axis(out, order, adjusted, axis=-1)
+    return out
+
+
+def _import_ttest() -> Any:
+    try:
+        from scipy.stats import ttest_rel
+    except ImportError as error:
+        msg = (
+            "compare() needs scipy for the t-test; install it with "
+            'pip install "polars-graded[stats]"'
+        )
+        raise ImportError(msg) from error
+    return ttest_rel
+
+
+def _check_options(
+    missing: object, trials: object, bootstrap: object, confidence: object, alpha: object
+) -> None:
+    if missing not in ("zero", "common"):
+        msg = f"missing must be 'zero' or 'common', got {missing!r}"
+        raise InvalidValueError(msg)
+    for name, value in (("trials", trials), ("bootstrap", bootstrap)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            msg = f"{name} must be an integer >= 1, got {value!r}"
+            raise InvalidValueError(msg)
+    for name, value in (("confidence", confidence), ("alpha", alpha)):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float | np.floating)
+            or not 0 < value < 1
+        ):
+            msg = f"{name} must be a number strictly between 0 and 1, got {value!r}"
+            raise InvalidValueError(msg)
+
+
+def _check_keys(frame: pl.DataFrame, system: str, query: str) -> None:
+    """The key columns exist, differ, and do not clash with the result's columns."""
+    for key in (system, query):
+        if key not in frame.columns:
+            msg = (
+                f"column {key!r} not found; the per-query table has {frame.columns}. "
+                "Name the key columns with system= and query="
+            )
+            raise MissingColumnError(msg)
+    if system == query:
+        msg = f"system and query must be different columns, both are {system!r}"
+        raise InvalidValueError(msg)
+    if system in OUTPUT_COLUMNS[1:]:
+        msg = (
+            f"the system column {system!r} has the name of a result column; "
+            f"rename it first, e.g. frame.rename({{{system!r}: 'system'}})"
+        )
+        raise InvalidValueError(msg)
+
+
+def _measure_names(
+    frame: pl.DataFrame, measures: Sequence[object] | None, system: str, query: str
+) -> list[str]:
+    """The value columns, checked: present, numeric, distinct, not a key."""
+    _check_keys(frame, system, query)
+    if measures is None:
+        names = [c for c in frame.columns if c not in (system, query)]
+    elif isinstance(measures, str):
+        names = [measures]
+    else:
+        names = [str(m) for m in measures]
+    if not names:
+        msg = f"no measure column to compare; the per-query table has only {frame.columns}"
+        raise InvalidValueError(msg)
+    if len(set(names)) < len(names):
+        msg = f"measures must be distinct, got {names}"
+        raise InvalidValueError(msg)
+    for name in names:
+        if name in (system, query):
+            msg = f"measure {name!r} is a key column (system={system!r}, query={query!r})"
+            raise InvalidValueError(msg)
+        if name not in frame.columns:
+            msg = f"measure column {name!r} not found; the per-query table has {frame.columns}"
+            raise MissingColumnError(msg)
+        dtype = frame.schema[name]
+        if not dtype.is_numeric():
+            example = _example(frame.head(1), system, query, name)
+            msg = (
+                f"measure column {name!r} must be numeric, found {dtype}, e.g. {example}; "
+                f"cast it first, e.g. pl.col({name!r}).cast(pl.Float64)"
+            )
+            raise ColumnTypeError(msg)
+    return names
+
+
+def _example(rows: pl.DataFrame, system: str, query: str, value: str | None = None) -> str:
+    """The first row as ``(system='a', query=3, ap=nan)``, and how many rows there are."""
+    row = rows.row(0, named=True)
+    names = [system, query] if value is None else [system, query, value]
+    text = "(" + ", ".join(f"{n}={row[n]!r}" for n in names) + ")"
+    return text if rows.height == 1 else f"{text} ({rows.height} rows)"
+
+
+def _check_values(frame: pl.DataFrame, names: list[str], system: str, query: str) -> None:
+    for key in (system, query):
+        bad = frame.filter(pl.col(key).is_null())
+        if bad.height:
+            msg = f"column {key!r} must not be null, e.g. {_example(bad, system, query)}"
+            raise InvalidValueError(msg)
+    duplicated = frame.filter(pl.struct(system, query).is_duplicated())
+    if duplicated.height:
+        msg = (
+            f"the key [{system!r}, {query!r}] must be unique: one row per system and query, "
+            f"e.g. {_example(duplicated, system, query)}"
+        )
+        raise DuplicateKeyError(msg)
+    for name in names:
+        value = pl.col(name)
+        bad = frame.filter(value.is_null() | ~value.cast(pl.Float64).is_finite())
+        if bad.height:
+            msg = (
+                f"measure column {name!r} must hold finite numbers (no null, NaN or inf), "
+                f"e.g. {_example(bad, system, query, name)}"
+            )
+            raise InvalidValueError(msg)
+
+
+def _ordered_systems(frame: pl.DataFrame, system: str, baseline: object | None) -> pl.Series:
+    """The distinct systems: the baseline first, then the others in sorted order."""
+    systems = frame.get_column(system).unique().sort()
+    if systems.len() < 2:
+        msg = (
+            f"column {system!r} must hold at least 2 systems to compare, "
+            f"found {systems.len()}: {systems.to_list()}"
+        )
+        raise InvalidValueError(msg)
+    values = systems.to_list()
+    if baseline is None:
+        return systems
+    if baseline not in values:
+        shown = values[:20] + (["..."] if len(values) > 20 else [])
+        msg = f"baseline {baseline!r} is not a value of column {system!r}; the systems are {shown}"
+        raise InvalidValueError(msg)
+    first = values.index(baseline)
+    order = [first, *(i for i in range(len(values)) if i != first)]
+    return systems.gather(order)
+
+
+def _value_matrix(
+    frame: pl.DataFrame,
+    names: list[str],
+    *,
+    system: str,
+    query: str,
+    systems: pl.Series,
+    missing: MissingPolicy,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Values as (measure, system, compared query), and each system's missing-query count.
+
+    Queries are in sorted order, so the result does not depend on the order of the rows.
+    """
+    queries = frame.get_column(query).unique().sort()
+    system_index = pl.DataFrame({system: systems, _SYSTEM_INDEX: np.arange(systems.len())})
+    query_index = pl.DataFrame({query: queries, _QUERY_INDEX: np.arange(queries.len())})
+    keyed = (
+        frame.select(system, query, *names)
+        .join(system_index, on=system)
+        .join(query_index, on=query)
+    )
+    s = keyed.get_column(_SYSTEM_INDEX).to_numpy()
+    q = keyed.get_column(_QUERY_INDEX).to_numpy()
+    values = np.zeros((len(names), systems.len(), queries.len()))
+    values[:, s, q] = keyed.select(pl.col(names).cast(pl.Float64)).to_numpy().T
+    present = np.zeros((systems.len(), queries.len()), dtype=bool)
+    present[s, q] = True
+    n_missing = queries.len() - present.sum(axis=1)
+    if missing == "common":
+        common = present.all(axis=0)
+        if not common.any():
+            msg = (
+                f"no value of column {query!r} is shared by every system, so "
+                "missing='common' leaves nothing to compare; use missing='zero'"
+            )
+            raise InvalidValueError(msg)
+        values = values[:, :, common]
+    return values, n_missing
+
+
+def _bootstrap_means(rows: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Means of each row over ``resamples`` resamples of its columns, shared by every row.
+
+    A resample is stored as how often it draws each query, so a chunk of resamples is one
+    matrix product.
+    """
+    n_rows, n = rows.shape
+    out = np.empty((n_rows, resamples))
+    chunk = max(1, CHUNK_ELEMENTS // n)
+    for start in range(0, resamples, chunk):
+        size = min(chunk, resamples - start)
+        drawn = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
+        counts = np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n)
+        out[:, start : start + size] = rows @ counts.T.astype(np.float64)
+    return out / n
+
+
+def _randomization_p(differences: np.ndarray, trials: int, rng: np.random.Generator) -> np.ndarray:
+    """Two-sided sign-flip p-value of each row's mean, ``(1 + k) / (1 + trials)``.
+
+    The sums are compared rather than the means (the same order, one division less).
+    """
+    n_rows, n = differences.shape
+    observed = np.abs(differences.sum(axis=1))
+    threshold = observed - TIE_TOLERANCE * np.abs(differences).sum(axis=1)
+    at_least = np.zeros(n_rows, dtype=np.int64)
+    chunk = max(1, CHUNK_ELEMENTS // n)
+    n_bytes = (n + 7) // 8
+    for start in range(0, trials, chunk):
+        size = min(chunk, trials - start)
+        random_bytes = rng.integers(0, 256, size=(size, n_bytes), dtype=np.uint8)
+        bits = np.unpackbits(random_bytes, axis=1, count=n)
+        signs = 1.0 - 2.0 * bits
+        flipped = differences @ signs.T
+        at_least += (np.abs(flipped) >= threshold[:, None]).sum(axis=1)
+    return (1.0 + at_least) / (1.0 + trials)
+
+
+def _paired_ttest(
+    ttest_rel: Any, values: np.ndarray, differences: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """t statistic and two-sided p per (measure, non-baseline system); 0 and 1 if all d = 0."""
+    baseline = np.broadcast_to(values[:, :1], values[:, 1:].shape)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        # 0/0 for identical systems, df = 0 for a single query: handled below.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = ttest_rel(values[:, 1:], baseline, axis=2)
+    t_stat = np.asarray(result.statistic, dtype=np.float64).copy()
+    p = np.asarray(result.pvalue, dtype=np.float64).copy()
+    identical = (differences == 0).all(axis=2) & (values.shape[2] >= 2)
+    t_stat[identical] = 0.0
+    p[identical] = 1.0
+    return t_stat, p
