@@ -4,7 +4,9 @@
 (Parquet or CSV, lazily); ``polars-graded evaluate --run RUN --qrels QRELS`` joins TREC
 files first. Both print the summary (``num_q`` and means per ``--by`` group) and can write
 the per-query values with ``-o``. ``polars-graded demo`` runs the artificial experiment of
-the paper's §2.1 (:mod:`polars_graded.artificial`).
+the paper's §2.1 (:mod:`polars_graded.artificial`). ``polars-graded report`` writes an HTML
+report, a Markdown summary and the per-query values of several systems
+(:mod:`polars_graded.report`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 import polars as pl
 
 import polars_graded
-from polars_graded import artificial, partitioned, plan
+from polars_graded import artificial, partitioned, plan, report
 from polars_graded.errors import GradedError
 from polars_graded.measures.grammar import split_top_level
 
@@ -87,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_evaluate(commands)
     _add_demo(commands)
+    _add_report(commands)
     return parser
 
 
@@ -522,3 +525,178 @@ def _start_sentence(
     )
     how = f"is lower at k = {last} than at k = {first}" if lower else "moves with k"
     return f"{start}; every measure {how}, though not at every step."
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _add_report(commands: argparse._SubParsersAction) -> None:
+    sub = commands.add_parser(
+        "report",
+        help="compare systems: HTML report, Markdown summary and per-query Parquet",
+        description=(
+            "Evaluate several systems, compare each with a baseline (paired randomization "
+            "test and t-test, Holm-corrected; bootstrap intervals) and write report.html "
+            "(self-contained, charts embedded), report.md and per_query.parquet into --out. "
+            "Input: a long table with a system column (Parquet or CSV), or TREC run files "
+            "and a qrels file. Needs pip install 'polars-graded[report]'."
+        ),
+    )
+    sub.add_argument("table", nargs="?", metavar="TABLE", help="a .parquet or .csv long table")
+    sub.add_argument(
+        "--run",
+        nargs="+",
+        action="extend",
+        metavar="RUN",
+        help=(
+            "TREC run files, one system each (repeatable); named by their run tag, else "
+            "file name, else folder; NAME=PATH names one"
+        ),
+    )
+    sub.add_argument("--qrels", metavar="QRELS", help="the TREC qrels file of the runs")
+    sub.add_argument(
+        "--queries",
+        choices=("qrels", "both", "all"),
+        default="qrels",
+        help="with --run: which queries count (default: qrels, like trec_eval -c)",
+    )
+    sub.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        metavar="MEASURE",
+        help=(
+            "a measure; repeat or separate with commas "
+            f"(default: {','.join(report.DEFAULT_MEASURES)})"
+        ),
+    )
+    sub.add_argument(
+        "--system",
+        default="system",
+        metavar="COLUMN",
+        help="the system column of TABLE (default: system)",
+    )
+    for column in ("query", "item", "score", "relevance"):
+        sub.add_argument(f"--{column}", metavar="COLUMN", help=f"the {column} column of TABLE")
+    sub.add_argument(
+        "--baseline",
+        metavar="SYSTEM",
+        help="the system to compare with (default: the first, sorted)",
+    )
+    sub.add_argument(
+        "--out", default="report", metavar="DIR", help="output directory (default: report)"
+    )
+    sub.add_argument(
+        "--trials",
+        metavar="N",
+        type=_positive,
+        default=10_000,
+        help="randomization-test trials (default: 10000)",
+    )
+    sub.add_argument(
+        "--bootstrap",
+        metavar="N",
+        type=_positive,
+        default=10_000,
+        help="bootstrap resamples (default: 10000)",
+    )
+    sub.add_argument("--seed", metavar="N", type=int, default=0, help="random seed (default: 0)")
+    sub.add_argument(
+        "--missing",
+        choices=("zero", "common"),
+        default="zero",
+        help="a query a system lacks: scores 0 (zero, default) or only common queries compared",
+    )
+    sub.add_argument(
+        "--alpha", metavar="P", type=float, default=0.05, help="significance level (default: 0.05)"
+    )
+    sub.add_argument(
+        "--confidence",
+        metavar="C",
+        type=float,
+        default=0.95,
+        help="coverage of the bootstrap intervals (default: 0.95)",
+    )
+    sub.add_argument(
+        "--title", metavar="TEXT", default="Evaluation report", help="the report's title"
+    )
+    sub.add_argument(
+        "--differences",
+        action="append",
+        metavar="MEASURE",
+        help="measures of the per-query difference plots, or 'all' (default: the first measure)",
+    )
+    sub.set_defaults(handler=run_report)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """``polars-graded report``: write the report's three files and print their paths."""
+    try:
+        report.require_extras()
+    except ModuleNotFoundError as error:
+        raise CommandError(str(error)) from error
+    measures = split_measures(args.measure or list(report.DEFAULT_MEASURES))
+    frame, columns, source = _report_input(args)
+    differences = split_measures(args.differences) if args.differences else None
+    files = report.build_report(
+        frame,
+        args.out,
+        measures,
+        system=args.system if args.table is not None else "system",
+        **columns,
+        baseline=args.baseline,
+        missing=args.missing,
+        trials=args.trials,
+        bootstrap=args.bootstrap,
+        confidence=args.confidence,
+        alpha=args.alpha,
+        seed=args.seed,
+        title=args.title,
+        differences="all" if differences == ["all"] else differences,
+        source=source,
+    )
+    print("\n".join(str(path) for path in files))
+    return 0
+
+
+def _report_input(
+    args: argparse.Namespace,
+) -> tuple[pl.LazyFrame | pl.DataFrame, dict[str, str], str]:
+    """The long table, its column keyword arguments and a line saying where it came from."""
+    columns = {
+        name: getattr(args, name)
+        for name in ("query", "item", "score", "relevance")
+        if getattr(args, name) is not None
+    }
+    if args.table is not None:
+        if args.run or args.qrels:
+            msg = "give either TABLE or --run and --qrels, not both"
+            raise CommandError(msg)
+        return read_table(Path(args.table)), columns, f"Input: {args.table}."
+    if not args.run or args.qrels is None:
+        msg = "give a TABLE (.parquet or .csv) or --run RUN [RUN ...] and --qrels QRELS"
+        raise CommandError(msg)
+    if columns or args.system != "system":
+        msg = (
+            "--system/--query/--item/--score/--relevance name columns of a TABLE, not of TREC files"
+        )
+        raise CommandError(msg)
+    runs = _run_paths(args.run)
+    qrels = _existing(Path(args.qrels))
+    table = report.trec_table(runs, qrels, queries=args.queries)
+    source = f"Input: {len(args.run)} TREC run file(s), qrels {qrels} (queries: {args.queries})."
+    return table, columns, source
+
+
+def _run_paths(values: Sequence[str]) -> list[Path] | dict[str, Path]:
+    """Run files, or ``{name: path}`` when any is given as ``NAME=PATH``."""
+    named = [
+        v.partition("=") if "=" in v and not Path(v).is_file() else ("", "", v) for v in values
+    ]
+    if not any(name for name, _, _ in named):
+        return [_existing(Path(v)) for v in values]
+    names = [name or report.run_names([path], [None])[0] for name, _, path in named]
+    if len(set(names)) < len(names):
+        msg = f"two runs have the same name: {sorted(n for n in names if names.count(n) > 1)[:5]}"
+        raise CommandError(msg)
+    return {name: _existing(Path(path)) for name, (_, _, path) in zip(names, named, strict=True)}

@@ -1,0 +1,869 @@
+"""Evaluation reports: a self-contained HTML page, a Markdown summary and per-query Parquet.
+
+:func:`build_report` evaluates a long table with a system column (TREC runs and qrels are
+joined into one by :func:`trec_table`), compares every system with a baseline
+(:func:`polars_graded.compare.compare`), breaks µMAP down by relevance threshold
+(:func:`polars_graded.breakdown.per_threshold`) and writes ``report.html`` (figures
+embedded as PNG data URIs, CSS inline, no script, no link out), ``report.md`` and
+``per_query.parquet`` into one directory. :func:`compute_report` returns the content as a
+:class:`Report` for a notebook, and :func:`to_html` / :func:`to_markdown` render it. The
+figures (:mod:`polars_graded.report_charts`) need matplotlib, the tests scipy:
+``pip install 'polars-graded[report]'``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import importlib.util
+import os
+import platform
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+import polars as pl
+
+import polars_graded
+from polars_graded.errors import InvalidValueError, MissingColumnError
+from polars_graded.io import QueriesMode, join_run_qrels, read_trec_qrels, read_trec_run
+from polars_graded.measures import as_measures
+
+Missing = Literal["zero", "common"]
+DEFAULT_MEASURES: tuple[str, ...] = ("mu_ap", "ap", "ndcg@10", "ndcng@10", "p@10", "rr")
+FILES: tuple[str, str, str] = ("report.html", "report.md", "per_query.parquet")
+EXTRAS = ("matplotlib", "scipy")
+EXTRAS_HINT = "pip install 'polars-graded[report]'"
+DECIMALS = 4
+BETTER, WORSE = "▲", "▼"
+_ENGINE = "in-memory"  # as `polars-graded evaluate`: the same bits with or without partitions
+
+
+class ReportFiles(NamedTuple):
+    """The paths :func:`write_report` wrote."""
+
+    html: Path
+    markdown: Path
+    per_query: Path
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The measures, the baseline, and the tests' parameters (see :func:`compute_report`)."""
+
+    measures: tuple[str, ...]
+    baseline: str
+    missing: Missing = "zero"
+    trials: int = 10_000
+    bootstrap: int = 10_000
+    confidence: float = 0.95
+    alpha: float = 0.05
+    seed: int = 0
+    title: str = "Evaluation report"
+    differences: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Description:
+    """The data behind a report.
+
+    ``per_system``: ``system``, ``queries``, ``rows``, ``retrieved`` (score not null),
+    ``unjudged`` (retrieved, relevance null), ``unjudged_share``. ``levels``: ``relevance``
+    and ``judgments``, the distinct judged (query, item) pairs with that label.
+    ``no_relevant``: the queries without a judged row of label > 0.
+    """
+
+    queries: int
+    rows: int
+    per_system: pl.DataFrame
+    levels: pl.DataFrame
+    no_relevant: tuple[str, ...]
+    item_type: str
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _versions() -> str:
+    return (
+        f"polars_graded {polars_graded.__version__}, Polars {pl.__version__}, "
+        f"Python {platform.python_version()}"
+    )
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a report shows.
+
+    ``per_query``: ``evaluate(measures, by=system)``. ``comparison``: the output of
+    :func:`~polars_graded.compare.compare`, its key column named ``system``. ``thresholds``: of
+    :func:`~polars_graded.breakdown.per_threshold` by system. ``order``: the systems as the
+    tables and charts list them, the baseline first, then by the first measure's mean.
+    ``system`` and ``query`` name the key columns of ``per_query``.
+    """
+
+    settings: Settings
+    per_query: pl.DataFrame
+    comparison: pl.DataFrame
+    thresholds: pl.DataFrame
+    description: Description
+    order: tuple[str, ...]
+    system: str = "system"
+    query: str = "query"
+    source: str = ""
+    created: str = field(default_factory=_now)
+    versions: str = field(default_factory=_versions)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def require_extras() -> None:
+    """Raise :class:`ModuleNotFoundError` naming the pip command if an extra is missing."""
+    missing = [name for name in EXTRAS if importlib.util.find_spec(name) is None]
+    if missing:
+        msg = f"the report needs {' and '.join(missing)}: {EXTRAS_HINT}"
+        raise ModuleNotFoundError(msg)
+
+
+def run_names(paths: Sequence[str | os.PathLike[str]], tags: Sequence[str | None]) -> list[str]:
+    """A distinct name per run file: its tag, else its file name, else its folder's name.
+
+    ``tags[i]`` is the file's single run tag (``None`` when it has several). The first
+    rule that names every file differently wins; otherwise the paths themselves.
+
+    Examples
+    --------
+    >>> run_names(["runs/input.a.gz", "runs/input.b.gz"], ["a", "b"])
+    ['a', 'b']
+    >>> run_names(["BM25/dl19.txt.gz", "SPLADE/dl19.txt.gz"], ["rank", "rank"])
+    ['BM25', 'SPLADE']
+    """
+    files = [Path(p) for p in paths]
+    stems = [re.sub(r"(\.(gz|txt|run|trec|res|tsv))+$", "", f.name) for f in files]
+    for names in (list(tags), stems, [f.parent.name for f in files]):
+        if all(names) and len(set(names)) == len(names):
+            return [str(n) for n in names]
+    return [str(f) for f in files]
+
+
+def trec_table(
+    runs: Sequence[str | os.PathLike[str]] | Mapping[str, str | os.PathLike[str]],
+    qrels: str | os.PathLike[str],
+    *,
+    queries: QueriesMode = "qrels",
+) -> pl.DataFrame:
+    """TREC run files and qrels as one long table with a ``system`` column.
+
+    Parameters
+    ----------
+    runs
+        Run files (named by :func:`run_names`) or ``{system: path}``.
+    qrels
+        The qrels file.
+    queries
+        Which queries count, as in :func:`polars_graded.join_run_qrels` (default
+        ``"qrels"``, trec_eval ``-c``).
+
+    Returns
+    -------
+    pl.DataFrame
+        Columns ``query``, ``item``, ``score``, ``relevance``, ``system``.
+    """
+    paths = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
+    frames = [read_trec_run(path) for path in paths]
+    names = [str(n) for n in runs] if isinstance(runs, Mapping) else run_names(paths, _tags(frames))
+    if len(set(names)) < len(names):
+        msg = f"two runs have the same name; given: {[os.fspath(p) for p in paths]}"
+        raise InvalidValueError(msg)
+    run = pl.concat(
+        f.select("query", "item", "score", system=pl.lit(n))
+        for n, f in zip(names, frames, strict=True)
+    )
+    return join_run_qrels(run, read_trec_qrels(qrels), by="system", queries=queries)
+
+
+def _tags(frames: Sequence[pl.DataFrame]) -> list[str | None]:
+    """Each run's tag, ``None`` for a run with several tags."""
+    tags = [f.get_column("tag").unique().to_list() for f in frames]
+    return [t[0] if len(t) == 1 else None for t in tags]
+
+
+def describe(
+    table: pl.DataFrame | pl.LazyFrame,
+    *,
+    system: str = "system",
+    query: str = "query",
+    item: str = "item",
+    score: str = "score",
+    relevance: str = "relevance",
+) -> Description:
+    """Systems, queries, rows, labels and unjudged rows of a long table.
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({
+    ...     "system": ["a", "a", "a"], "query": [1, 1, 2], "item": ["x", "y", "x"],
+    ...     "score": [2.0, 1.0, None], "relevance": [1, None, 0],
+    ... })
+    >>> d = describe(df)
+    >>> d.queries, d.no_relevant, d.levels.rows()
+    (2, ('2',), [(0, 1), (1, 1)])
+    """
+    lf = table.lazy()
+    retrieved = pl.col(score).is_not_null()
+    per_system = lf.group_by(system).agg(
+        queries=pl.col(query).n_unique(),
+        rows=pl.len(),
+        retrieved=retrieved.sum(),
+        unjudged=(retrieved & pl.col(relevance).is_null()).sum(),
+    )
+    per_system = per_system.select(
+        pl.col(system).cast(pl.String).alias("system"),
+        pl.exclude(system),
+        unjudged_share=pl.col("unjudged") / pl.col("retrieved"),
+    ).sort("system")
+    judged = lf.filter(pl.col(relevance).is_not_null()).select(query, item, relevance).unique()
+    levels = judged.group_by(relevance).agg(judgments=pl.len()).sort(relevance)
+    top = lf.group_by(query).agg(top=pl.col(relevance).max())
+    no_relevant = top.filter(pl.col("top").fill_null(0) <= 0).select(query).sort(query)
+    counts = lf.select(queries=pl.col(query).n_unique(), rows=pl.len())
+    systems, labels, empty, sizes = pl.collect_all([per_system, levels, no_relevant, counts])
+    return Description(
+        queries=int(sizes["queries"][0]),
+        rows=int(sizes["rows"][0]),
+        per_system=systems,
+        levels=labels.rename({relevance: "relevance"}),
+        no_relevant=tuple(str(q) for q in empty[query]),
+        item_type=str(lf.collect_schema()[item]),
+    )
+
+
+# --------------------------------------------------------------------------- computing
+
+
+def compute_report(
+    table: pl.DataFrame | pl.LazyFrame,
+    measures: Sequence[str] | None = None,
+    *,
+    system: str = "system",
+    query: str = "query",
+    item: str = "item",
+    score: str = "score",
+    relevance: str = "relevance",
+    baseline: str | None = None,
+    missing: Missing = "zero",
+    trials: int = 10_000,
+    bootstrap: int = 10_000,
+    confidence: float = 0.95,
+    alpha: float = 0.05,
+    seed: int = 0,
+    title: str = "Evaluation report",
+    differences: Sequence[str] | Literal["all"] | None = None,
+    source: str = "",
+) -> Report:
+    """Evaluate, compare and describe a long table with a system column.
+
+    Parameters
+    ----------
+    table
+        One row per (system, query, item) with the score and the relevance label.
+    measures
+        Measure names (default :data:`DEFAULT_MEASURES`).
+    system, query, item, score, relevance
+        Column names.
+    baseline
+        The system every other is compared with (default: the first in sorted order).
+    missing
+        A query a system has no row for: ``"zero"`` scores it 0, ``"common"`` keeps only
+        the queries every system has (see :func:`~polars_graded.compare.compare`).
+    trials, bootstrap, confidence, alpha, seed
+        Randomization-test trials, bootstrap resamples, confidence level of the
+        intervals, significance level, random seed.
+    title
+        The report's title.
+    differences
+        Measures of the per-query difference plots: default the first, ``"all"`` each.
+    source
+        A line on where the data came from, shown under the title.
+
+    Returns
+    -------
+    Report
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({
+    ...     "system": ["a"] * 4 + ["b"] * 4, "query": [1, 1, 2, 2] * 2,
+    ...     "item": ["x", "y"] * 4, "score": [2.0, 1.0] * 2 + [1.0, 2.0] * 2,
+    ...     "relevance": [0, 1, 0, 2] * 2,
+    ... })
+    >>> rep = compute_report(df, ["ap"], trials=100, bootstrap=100)
+    >>> rep.comparison.select("system", "mean", "diff", "significant").rows()
+    [('a', 0.5, 0.0, False), ('b', 1.0, 0.5, False)]
+    >>> print(to_markdown(rep).splitlines()[6:10])  # doctest: +NORMALIZE_WHITESPACE
+    ['| system | queries | ap |', '| --- | --: | --: |',
+     '| a (baseline) | 2 | 0.5000 |', '| b | 2 | 1.0000 |']
+    """
+    require_extras()
+    from polars_graded.breakdown import per_threshold
+    from polars_graded.compare import compare
+
+    lf = table.lazy()
+    if system not in lf.collect_schema():
+        msg = f"the table has no system column {system!r}; name it with system= (--system)"
+        raise MissingColumnError(msg)
+    names = tuple(str(m) for m in as_measures(measures or list(DEFAULT_MEASURES)))
+    columns = {"query": query, "item": item, "score": score, "relevance": relevance}
+    per_query = lf.graded.evaluate(list(names), by=system, **columns).collect(engine=_ENGINE)
+    keyed = per_query.with_columns(pl.col(system).cast(pl.String))
+    settings = Settings(
+        measures=names,
+        baseline=_baseline(keyed[system], baseline),
+        missing=missing,
+        trials=trials,
+        bootstrap=bootstrap,
+        confidence=confidence,
+        alpha=alpha,
+        seed=seed,
+        title=title,
+        differences=_differences(differences, names),
+    )
+    comparison = compare(
+        keyed,
+        list(names),
+        system=system,
+        query=query,
+        baseline=settings.baseline,
+        missing=missing,
+        trials=trials,
+        bootstrap=bootstrap,
+        confidence=confidence,
+        alpha=alpha,
+        seed=seed,
+    )
+    comparison = comparison.rename({system: "system"})  # the key is ``system`` in the report
+    thresholds = per_threshold(lf, by=system, **columns).lazy().collect()
+    return Report(
+        settings=settings,
+        per_query=per_query,
+        comparison=comparison,
+        thresholds=thresholds.with_columns(pl.col(system).cast(pl.String)),
+        description=describe(lf, system=system, **columns),
+        order=_order(comparison, settings),
+        system=system,
+        query=query,
+        source=source,
+    )
+
+
+def _baseline(systems: pl.Series, wanted: str | None) -> str:
+    names = sorted(systems.unique().to_list())
+    if not names:
+        msg = "the table has no rows to report on"
+        raise InvalidValueError(msg)
+    if wanted is None:
+        return str(names[0])
+    if str(wanted) not in names:
+        msg = f"baseline {wanted!r} is not a system of the table; systems: {names[:20]}"
+        raise InvalidValueError(msg)
+    return str(wanted)
+
+
+def _differences(wanted: Sequence[str] | str | None, names: tuple[str, ...]) -> tuple[str, ...]:
+    if wanted is None:
+        return names[:1]
+    if wanted == "all":
+        return names
+    chosen = tuple(str(m) for m in as_measures(wanted))
+    unknown = [m for m in chosen if m not in names]
+    if unknown:
+        msg = f"difference plots of {unknown}: not among the report's measures {list(names)}"
+        raise InvalidValueError(msg)
+    return chosen
+
+
+def _order(comparison: pl.DataFrame, settings: Settings) -> tuple[str, ...]:
+    """The baseline, then the other systems by the first measure's mean, best first."""
+    first = comparison.filter(pl.col("measure") == settings.measures[0])
+    ranked = first.sort(["mean", "system"], descending=[True, False])["system"].cast(pl.String)
+    return (settings.baseline, *(s for s in ranked if s != settings.baseline))
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def build_report(
+    table: pl.DataFrame | pl.LazyFrame,
+    out_dir: str | os.PathLike[str],
+    measures: Sequence[str] | None = None,
+    **options: object,
+) -> ReportFiles:
+    """Compute a report (:func:`compute_report`) and write its three files into ``out_dir``.
+
+    Parameters
+    ----------
+    table
+        The long table with a system column.
+    out_dir
+        The directory (created if needed) for ``report.html``, ``report.md`` and
+        ``per_query.parquet``.
+    measures
+        Measure names (default :data:`DEFAULT_MEASURES`).
+    **options
+        The keyword arguments of :func:`compute_report`.
+
+    Returns
+    -------
+    ReportFiles
+
+    Examples
+    --------
+    >>> from polars_graded.report import build_report, trec_table
+    >>> runs = trec_table(["run_a.txt", "run_b.txt"], "qrels.txt")  # doctest: +SKIP
+    >>> build_report(runs, "report/", ["mu_ap", "ndcg@10"], trials=1000)  # doctest: +SKIP
+    ReportFiles(html=PosixPath('report/report.html'), ...)
+    """
+    return write_report(compute_report(table, measures, **options), out_dir)  # type: ignore[arg-type]
+
+
+def write_report(report: Report, out_dir: str | os.PathLike[str]) -> ReportFiles:
+    """Write ``report.html``, ``report.md`` and ``per_query.parquet`` into ``out_dir``."""
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = ReportFiles(*(folder / name for name in FILES))
+    files.html.write_text(to_html(report), encoding="utf-8")
+    files.markdown.write_text(to_markdown(report), encoding="utf-8")
+    report.per_query.write_parquet(files.per_query)
+    return files
+
+
+# --------------------------------------------------------------------------- text
+
+
+def paired_differences(report: Report, measure: str) -> pl.DataFrame:
+    """Per system other than the baseline and query: ``diff`` = its value − the baseline's.
+
+    Queries a system has no value for follow ``missing``: 0 with ``"zero"``, left out
+    with ``"common"`` (only the queries every system has).
+    """
+    values = report.per_query.select(
+        system=pl.col(report.system).cast(pl.String), query=pl.col(report.query), value=measure
+    )
+    systems = pl.DataFrame({"system": list(report.order)})
+    queries = values.select("query").unique()
+    if report.settings.missing == "common":
+        counts = values.group_by("query").agg(n=pl.col("system").n_unique())
+        queries = counts.filter(pl.col("n") == len(report.order)).select("query")
+    grid = systems.join(queries, how="cross").join(values, on=["system", "query"], how="left")
+    grid = grid.with_columns(pl.col("value").fill_null(0.0))
+    base = grid.filter(pl.col("system") == report.settings.baseline).select("query", base="value")
+    others = grid.filter(pl.col("system") != report.settings.baseline).join(base, on="query")
+    return others.select("system", "query", diff=pl.col("value") - pl.col("base"))
+
+
+def fmt(value: float | None) -> str:
+    """A mean or difference as the tables show it; ``–`` for none.
+
+    Examples
+    --------
+    >>> fmt(1 / 3), fmt(None)
+    ('0.3333', '–')
+    """
+    return "–" if value is None else f"{value:.{DECIMALS}f}"
+
+
+def fmt_p(value: float | None) -> str:
+    """A p-value as the tables show it: 4 decimals, or 2 significant digits below 0.001.
+
+    Examples
+    --------
+    >>> fmt_p(0.04321), fmt_p(0.0000123), fmt_p(None)
+    ('0.0432', '1.2e-05', '–')
+    """
+    if value is None:
+        return "–"
+    return f"{value:.1e}" if 0 < value < 0.001 else f"{value:.{DECIMALS}f}"
+
+
+def marker(row: dict[str, object]) -> str:
+    """▲ for significantly better than the baseline, ▼ for worse, else ``""``."""
+    if not row["significant"]:
+        return ""
+    return BETTER if float(row["diff"]) > 0 else WORSE  # type: ignore[arg-type]
+
+
+def legend(report: Report) -> str:
+    """What the markers mean: the test, its correction, alpha and the baseline."""
+    s = report.settings
+    others = len(report.order) - 1
+    return (
+        f"{BETTER} / {WORSE}: significantly better / worse than the baseline {s.baseline}: "
+        f"two-sided paired randomization test ({s.trials:,} trials, seed {s.seed}) on the "
+        f"per-query values, p-values Holm-corrected over the {others} comparison(s) with "
+        f"the baseline of each measure, α = {s.alpha:g}. Means over queries; the mean of "
+        f"mu_ap is µMAP and of ap is MAP. The paired t-test, its Holm-corrected p-values and "
+        f"{s.confidence:.0%} bootstrap intervals ({s.bootstrap:,} resamples) are in the details."
+    )
+
+
+def conventions(report: Report) -> list[tuple[str, str]]:
+    """The conventions every number of ``report`` follows, as (topic, text) pairs."""
+    s, d = report.settings, report.description
+    levels = [v for v in d.levels["relevance"].to_list() if v > 0]
+    numeric = d.item_type.startswith(("Int", "UInt", "Float"))
+    missing = {
+        "zero": "a query present in the data that a system has no value for scores 0 for "
+        "it and counts in its mean",
+        "common": "only the queries every system has values for are compared",
+    }[s.missing]
+    return [
+        ("Ranking", "each query's retrieved rows (score not null) by score, highest first, "
+         "compared as 32-bit floats as trec_eval does; ties by item id descending "
+         f"(trec_eval's order), ids compared {'numerically' if numeric else 'as text'} "
+         f"({d.item_type})."),
+        ("Labels", "relevance ≤ 0 and unjudged rows (relevance null) are not relevant; judged "
+         "rows a system did not retrieve count in R and in the ideal ranking. AP, P, RR: "
+         "relevant means label ≥ 1 unless the measure names rel=t."),
+        ("Gain", "ndcg: 2^rel − 1 (unless gain=linear is named), log2 discount, ideal ranking "
+         "of all judged rows; ndcng: the same on rel / the query's top label."),
+        ("Levels", "µAP averages AP over each query's own distinct positive labels, each "
+         "weighted by its distance to the next lower level (0 below the first). The table's "
+         f"positive labels: {', '.join(f'{v:g}' for v in levels) or 'none'}."),
+        ("Empty queries", "a query without a relevant row scores 0 on every measure and "
+         "counts in the means (trec_eval -c)."),
+        ("Missing queries", f"missing = {s.missing}: {missing}."),
+        ("Tests", f"paired against {s.baseline}: two-sided paired t-test and randomization "
+         f"test ({s.trials:,} trials, seed {s.seed}); Holm's correction over the systems of "
+         f"each measure; α = {s.alpha:g}; percentile bootstrap over queries for the "
+         f"{s.confidence:.0%} intervals ({s.bootstrap:,} resamples, seed {s.seed})."),
+        ("Version", report.versions),
+    ]  # fmt: skip
+
+
+def _comparison_rows(report: Report) -> dict[tuple[str, str], dict[str, object]]:
+    return {(r["system"], r["measure"]): r for r in report.comparison.to_dicts()}
+
+
+def _query_counts(report: Report) -> dict[str, int]:
+    first = report.comparison.filter(pl.col("measure") == report.settings.measures[0])
+    return dict(zip(first["system"], first["n_queries"], strict=True))
+
+
+def threshold_table(report: Report) -> pl.DataFrame:
+    """Per system in report order: MAP at each threshold, µMAP on the table's levels (their
+    weighted sum) and, if ``mu_ap`` is a measure, µMAP on each query's own levels."""
+    t = report.thresholds.rename({report.system: "system"})
+    wide = t.pivot("threshold", index="system", values="map", sort_columns=True)
+    weights = t.group_by("threshold").agg(pl.col("weight").unique())
+    weight = {str(k): v[0] if len(v) == 1 else None for k, v in weights.iter_rows()}
+    wide = wide.rename({c: _map_name(float(c), weight.get(c)) for c in wide.columns[1:]})
+    mu = t.group_by("system").agg(pl.col("mu_map").first().alias("µMAP, table levels"))
+    out = pl.DataFrame({"system": list(report.order)}).join(
+        wide.join(mu, on="system"), on="system", how="left", maintain_order="left"
+    )
+    if "mu_ap" in report.settings.measures:
+        own = report.comparison.filter(pl.col("measure") == "mu_ap")
+        own = own.select("system", pl.col("mean").alias("µMAP, query levels"))
+        out = out.join(own, on="system", how="left", maintain_order="left")
+    return out
+
+
+def _map_name(threshold: float, weight: float | None) -> str:
+    """``MAP rel≥2 (w 0.5)``: a threshold's MAP column, with its µMAP weight if it has one."""
+    return f"MAP rel≥{threshold:g}" + ("" if weight is None else f" (w {weight:.3g})")
+
+
+def _describe_lines(report: Report) -> list[str]:
+    d = report.description
+    levels = ", ".join(f"{v:g}: {n:,}" for v, n in d.levels.iter_rows())
+    retrieved = int(d.per_system["retrieved"].sum())
+    unjudged = int(d.per_system["unjudged"].sum())
+    share = unjudged / retrieved if retrieved else 0.0
+    empty = ", ".join(d.no_relevant[:20]) + (" …" if len(d.no_relevant) > 20 else "")
+    return [
+        f"Systems: {len(report.order)} ({', '.join(report.order)})",
+        f"Queries: {d.queries:,}; rows: {d.rows:,}, of which {retrieved:,} retrieved",
+        f"Judgments per relevance label (distinct query–item pairs): {levels or 'none'}",
+        f"Unjudged share of the retrieved rows: {share:.1%} ({unjudged:,} rows)",
+        f"Queries without a relevant item: {len(d.no_relevant)}" + (f" ({empty})" if empty else ""),
+    ]
+
+
+def _cell_text(column: str, value: object) -> str:
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, str):
+        return value
+    if column == "unjudged_share":
+        return "–" if value is None else f"{value:.1%}"  # type: ignore[str-format]
+    return fmt_p(value) if column.startswith("p_") else fmt(value)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def to_markdown(report: Report) -> str:
+    """The report's summary in Markdown: summary table with markers, data, conventions."""
+    s = report.settings
+    rows, counts = _comparison_rows(report), _query_counts(report)
+    table = [["system", "queries", *s.measures], ["---", *["--:"] * (len(s.measures) + 1)]]
+    for name in report.order:
+        label = f"{name} (baseline)" if name == s.baseline else name
+        means = [f"{fmt(rows[name, m]['mean'])} {marker(rows[name, m])}" for m in s.measures]
+        table.append([label, str(counts[name]), *(c.strip() for c in means)])
+    created = f"Created {report.created} with {report.versions}."
+    lines = [f"# {s.title}", "", f"{created} {report.source}".strip(), "", "## Summary", ""]
+    lines += [_md_row(r) for r in table]
+    lines += ["", legend(report), "", "## MAP per relevance threshold", ""]
+    lines += _md_frame(threshold_table(report))
+    lines += ["", "## Data", "", *(f"- {line}" for line in _describe_lines(report))]
+    lines += ["", "## Conventions", "", *(f"- **{k}**: {v}" for k, v in conventions(report))]
+    lines += ["", f"Charts and every test's result: {FILES[0]}; per-query values: {FILES[2]}.", ""]
+    return "\n".join(lines)
+
+
+def _md_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def _md_frame(frame: pl.DataFrame) -> list[str]:
+    head = [_md_row(frame.columns), _md_row(["---", *["--:"] * (frame.width - 1)])]
+    return head + [
+        _md_row([_cell_text(c, v) for c, v in zip(frame.columns, r, strict=True)])
+        for r in frame.iter_rows()
+    ]
+
+
+# --------------------------------------------------------------------------- HTML
+
+_CSS = """
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
+ color:#1d1d1f;margin:0;background:#f3f3f3}
+main{max-width:1180px;margin:0 auto;padding:24px 32px 48px;background:#fff}
+h1{font-size:26px;margin:0 0 4px}
+h2{font-size:20px;margin:36px 0 10px;border-bottom:1px solid #ddd;padding-bottom:4px}
+.meta,.legend,figcaption,footer{color:#555;font-size:13px}
+nav a{margin-right:14px;font-size:14px}
+table{border-collapse:collapse;font-size:13.5px;margin:8px 0}
+th,td{padding:4px 10px;border-bottom:1px solid #e6e6e6;text-align:left;white-space:nowrap}
+thead th{border-bottom:2px solid #999;background:#f4f4f4}
+.num{text-align:right;font-variant-numeric:tabular-nums}
+tbody tr:nth-child(even){background:#fafafa}
+tbody tr.baseline{background:#eaf1f8}
+.mark{display:inline-block;width:1.2em;text-align:center}
+.up{color:#0072B2}.down{color:#D55E00}
+.tag{font-size:11px;font-weight:normal;color:#fff;background:#555;border-radius:3px;
+ padding:0 4px;margin-left:6px}
+.wide{overflow-x:auto}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:12px}
+figure{margin:8px 0}
+figure img{max-width:100%;height:auto;border:1px solid #eee}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;font-size:14px}
+dt{font-weight:600}
+dd{margin:0}
+table.compact{font-size:12.5px}
+table.compact th,table.compact td{padding:3px 7px}
+tr.group th{background:#fff;border-bottom:1px solid #999;padding-top:14px;font-size:14px}
+"""
+
+_SECTIONS = {
+    "summary": "Summary",
+    "measures": "Measures",
+    "thresholds": "AP per relevance threshold",
+    "differences": "Per-query differences",
+    "details": "Tests",
+    "data": "Data",
+    "conventions": "Conventions",
+}
+
+_TEST_COLUMNS = {
+    "n_queries": "queries",
+    "n_missing": "missing",
+    "mean": "mean",
+    "ci_low": "CI low",
+    "ci_high": "CI high",
+    "diff": "diff",
+    "diff_ci_low": "diff low",
+    "diff_ci_high": "diff high",
+    "t_stat": "t",
+    "p_ttest": "p t-test",
+    "p_ttest_holm": "Holm",
+    "p_randomization": "p rand.",
+    "p_randomization_holm": "Holm",
+}
+
+
+def to_html(report: Report) -> str:
+    """The report as one self-contained HTML page (PNG data URIs, inline CSS, no script)."""
+    esc, s = html.escape, report.settings
+    nav = "".join(f'<a href="#{key}">{esc(text)}</a>' for key, text in _SECTIONS.items())
+    meta = f"Created {report.created} with {report.versions}. {report.source}".strip()
+    body = [
+        f"<h1>{esc(s.title)}</h1>",
+        f'<p class="meta">{esc(meta)}</p>',
+        f"<nav>{nav}</nav>",
+        _html_summary(report),
+        _html_measures(report),
+        _html_thresholds(report),
+        _html_differences(report),
+        _html_tests(report),
+        _html_data(report),
+        _section("conventions", "<dl>", *(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>"
+                                          for k, v in conventions(report)), "</dl>"),
+        f"<footer><p>polars_graded {esc(polars_graded.__version__)} · "
+        f"{' · '.join(FILES)}</p></footer>",
+    ]  # fmt: skip
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{esc(s.title)}</title>\n<style>{_CSS}</style></head>\n"
+        "<body><main>\n" + "\n".join(body) + "\n</main></body></html>\n"
+    )
+
+
+def _section(key: str, *parts: str) -> str:
+    head = f'<section id="{key}"><h2>{html.escape(_SECTIONS[key])}</h2>'
+    return "\n".join([head, *parts, "</section>"])
+
+
+def _table(
+    table_id: str, head: Sequence[tuple[str, bool]], rows: Sequence[str], css: str = ""
+) -> str:
+    """A table; ``head`` holds (title, numeric) pairs, ``rows`` the ``<tr>`` elements."""
+    cells = "".join(f"<th{' class=num' * n}>{html.escape(t)}</th>" for t, n in head)
+    css = f' class="{css}"' if css else ""
+    return (
+        f'<div class="wide"><table id="{table_id}"{css}><thead><tr>{cells}</tr></thead>\n'
+        "<tbody>\n" + "\n".join(rows) + "\n</tbody></table></div>"
+    )
+
+
+def _td(column: str, value: object, extra: str = "") -> str:
+    """A number with its exact value in ``data-value`` (``repr``)."""
+    data = "" if value is None else f' data-value="{value!r}"'
+    text = html.escape(_cell_text(column, value))
+    return f'<td class="num" data-col="{html.escape(column)}"{data}>{text}{extra}</td>'
+
+
+def _mark(row: dict[str, object]) -> str:
+    sign = marker(row)
+    kind = {BETTER: " up", WORSE: " down"}.get(sign, "")
+    return f'<span class="mark{kind}">{sign}</span>'
+
+
+def _tr(name: str, baseline: str, cells: str, extra: str = "") -> str:
+    base = name == baseline
+    tag = '<span class="tag">baseline</span>' if base else ""
+    css = ' class="baseline"' if base else ""
+    return (
+        f'<tr data-system="{html.escape(name)}"{extra}{css}>'
+        f'<th scope="row">{html.escape(name)}{tag}</th>{cells}</tr>'
+    )
+
+
+def _html_summary(report: Report) -> str:
+    s = report.settings
+    rows, counts = _comparison_rows(report), _query_counts(report)
+    head = [("system", False), ("queries", True), *((m, True) for m in s.measures)]
+    body = [
+        _tr(name, s.baseline, _td("n_queries", counts[name]) + "".join(
+            _td(m, rows[name, m]["mean"], _mark(rows[name, m])) for m in s.measures))
+        for name in report.order
+    ]  # fmt: skip
+    legend_ = f'<p class="legend">{html.escape(legend(report))}</p>'
+    return _section("summary", _table("summary-table", head, body), legend_)
+
+
+def _figure(png: bytes, alt: str, caption: str = "") -> str:
+    from polars_graded.report_charts import data_uri
+
+    text = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
+    return f'<figure><img src="{data_uri(png)}" alt="{html.escape(alt)}">{text}</figure>'
+
+
+def _html_measures(report: Report) -> str:
+    from polars_graded.report_charts import measure_bars
+
+    s = report.settings
+    bars = [
+        _figure(measure_bars(report.comparison, m, report.order, s.confidence), f"{m} per system")
+        for m in s.measures
+    ]
+    caption = (
+        f"Mean per system with its {s.confidence:.0%} bootstrap interval; dashed line: the "
+        f"baseline's mean. Grey: the baseline; blue {BETTER} / orange {WORSE}: significantly "
+        "better / worse than it; light blue: no significant difference."
+    )
+    return _section("measures", f'<div class="grid">{"".join(bars)}</div>',
+                    f"<figcaption>{html.escape(caption)}</figcaption>")  # fmt: skip
+
+
+def _html_thresholds(report: Report) -> str:
+    from polars_graded.report_charts import threshold_lines
+
+    caption = (
+        "MAP where relevant means label ≥ t, for each positive label t of the data, and µMAP "
+        "per system (the left half of Fig. 6 of Scheel et al. 2011). µMAP on the table's "
+        "levels (mu_ap(levels=table)) is the weighted sum of these MAPs, each weighted by "
+        "its distance to the level below over the top label; µMAP on each query's own levels "
+        "(the summary's mu_ap) does not penalise a query for lacking the top label."
+    )
+    frame = threshold_table(report)
+    png = threshold_lines(frame, report.order)
+    head = [(c, frame.schema[c].is_numeric()) for c in frame.columns]
+    body = [
+        _tr(row[0], report.settings.baseline, "".join(
+            _td(c, v) for c, v in zip(frame.columns[1:], row[1:], strict=True)))
+        for row in frame.iter_rows()
+    ]  # fmt: skip
+    table = _table("threshold-table", head, body)
+    return _section("thresholds", _figure(png, "MAP per threshold and µMAP", caption), table)
+
+
+def _html_differences(report: Report) -> str:
+    from polars_graded.report_charts import differences
+
+    s = report.settings
+    figures = [
+        _figure(
+            differences(paired_differences(report, m), m, report.order, report.comparison),
+            f"per-query differences of {m}",
+            f"{m}: per query, each system's value minus {s.baseline}'s, sorted; "
+            "blue: better than the baseline, orange: worse.",
+        )
+        for m in s.differences
+    ]
+    return _section("differences", *figures)
+
+
+def _html_tests(report: Report) -> str:
+    s, rows = report.settings, _comparison_rows(report)
+    head = [("system", False), *((t, True) for t in _TEST_COLUMNS.values()), ("", False)]
+    body = []
+    for m in s.measures:
+        body.append(f'<tr class="group"><th colspan="{len(head)}">{html.escape(m)}</th></tr>')
+        body += [
+            _tr(name, s.baseline, "".join(_td(c, rows[name, m][c]) for c in _TEST_COLUMNS)
+                + f"<td>{_mark(rows[name, m])}</td>", f' data-measure="{html.escape(m)}"')
+            for name in report.order
+        ]  # fmt: skip
+    legend_ = f'<p class="legend">{html.escape(legend(report))}</p>'
+    return _section("details", legend_, _table("tests-table", head, body, "compact"))
+
+
+def _html_data(report: Report) -> str:
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in _describe_lines(report))
+    frame = pl.DataFrame({"system": list(report.order)}).join(
+        report.description.per_system, on="system", how="left", maintain_order="left"
+    )
+    head = [(c.replace("_", " "), frame.schema[c].is_numeric()) for c in frame.columns]
+    body = [
+        _tr(row[0], report.settings.baseline, "".join(
+            _td(c, v) for c, v in zip(frame.columns[1:], row[1:], strict=True)))
+        for row in frame.iter_rows()
+    ]  # fmt: skip
+    return _section("data", f"<ul>{items}</ul>", _table("systems-table", head, body))

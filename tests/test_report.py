@@ -1,0 +1,513 @@
+"""Evaluation reports: HTML, Markdown and Parquet agree with compare() and evaluate()."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import os
+import shutil
+import struct
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import polars_graded as pg
+from polars_graded import cli, report
+from polars_graded.breakdown import per_threshold
+from polars_graded.compare import compare
+
+MEASURES = ["mu_ap", "ndcg@3", "p@2"]
+TRIALS = 400
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+ROBUST = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec2003-robust"
+
+pytest.importorskip("matplotlib")
+pytest.importorskip("scipy")
+
+
+# --------------------------------------------------------------------------- data
+
+
+def synthetic_table(queries: int = 14) -> pl.DataFrame:
+    """Systems a, b, c over the same judgments: b ranks by relevance (better than a on
+    every query with a relevant item), c is a copy of a. Query 0 has no relevant item;
+    every query has an unjudged retrieved row and a judged row nobody retrieved."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for q in range(queries):
+        labels = [0, 0, 0] if q == 0 else [int(v) for v in rng.integers(0, 3, 5)] + [2]
+        noise = rng.permutation(len(labels)).tolist()
+        for system in ("a", "b", "c"):
+            for i, label in enumerate(labels):
+                score = label + i / 10 if system == "b" else float(noise[i])
+                rows.append((system, q, f"d{i}", score, label))
+            rows.append((system, q, "unjudged", -1.0, None))
+            rows.append((system, q, "missed", None, 1 if q else 0))
+    schema = ["system", "query", "item", "score", "relevance"]
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+@pytest.fixture(scope="module")
+def table() -> pl.DataFrame:
+    return synthetic_table()
+
+
+@pytest.fixture(scope="module")
+def built(table: pl.DataFrame) -> report.Report:
+    """The report of the synthetic table."""
+    return report.compute_report(
+        table, MEASURES, trials=TRIALS, bootstrap=TRIALS, seed=3, differences="all"
+    )
+
+
+@pytest.fixture(scope="module")
+def folder(built: report.Report, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("written")
+    report.write_report(built, out)
+    return out
+
+
+# --------------------------------------------------------------------------- HTML parsing
+
+
+class Page(HTMLParser):
+    """Tables by id (rows of (tr attributes, [(cell attributes, text)])), images, links."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.tables: dict[str, list[tuple[dict[str, str], list[tuple[dict[str, str], str]]]]] = {}
+        self.images: list[dict[str, str]] = []
+        self.urls: list[str] = []
+        self.tags: set[str] = set()
+        self._table: str | None = None
+        self._cell: tuple[dict[str, str], list[str]] | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        self.tags.add(tag)
+        self.urls += [a[k] for k in ("src", "href") if k in a]
+        if tag == "img":
+            self.images.append(a)
+        elif tag == "table":
+            self._table = a.get("id", "")
+            self.tables[self._table] = []
+        elif tag == "tr" and self._table is not None:
+            self.tables[self._table].append((a, []))
+        elif tag in ("td", "th") and self._table is not None:
+            self._cell = (a, [])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None and self._table is not None:
+            attrs, text = self._cell
+            self.tables[self._table][-1][1].append((attrs, "".join(text).strip()))
+            self._cell = None
+        elif tag == "table":
+            self._table = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell[1].append(data)
+
+
+def page_of(folder: Path) -> Page:
+    return Page((folder / "report.html").read_text(encoding="utf-8"))
+
+
+def body_rows(page: Page, table_id: str) -> list[tuple[dict[str, str], list]]:
+    """The rows of a table that belong to a system (header and group rows dropped)."""
+    return [(a, cells) for a, cells in page.tables[table_id] if "data-system" in a]
+
+
+def expected_comparison(table: pl.DataFrame, baseline: str | None = None) -> pl.DataFrame:
+    """compare() called directly with the report's parameters."""
+    per_query = table.lazy().graded.evaluate(MEASURES, by="system").collect(engine="in-memory")
+    return compare(per_query, MEASURES, baseline=baseline, trials=TRIALS, bootstrap=TRIALS, seed=3)
+
+
+def sign_of(row: dict) -> str:
+    if not row["significant"]:
+        return ""
+    return "▲" if row["diff"] > 0 else "▼"
+
+
+# --------------------------------------------------------------------------- HTML
+
+
+def test_summary_table_has_compares_means_and_marks_exactly_the_significant(
+    folder: Path, table: pl.DataFrame
+) -> None:
+    expected = {(r["system"], r["measure"]): r for r in expected_comparison(table).to_dicts()}
+    rows = body_rows(page_of(folder), "summary-table")
+    assert [a["data-system"] for a, _ in rows] == ["a", "b", "c"]  # baseline a first, then b
+    marks = []
+    for attrs, cells in rows:
+        values = [(c, text) for c, text in cells if c.get("data-col") in MEASURES]
+        assert [c["data-col"] for c, _ in values] == MEASURES
+        for cell, text in values:
+            row = expected[attrs["data-system"], cell["data-col"]]
+            assert float(cell["data-value"]) == row["mean"]
+            assert text == f"{row['mean']:.4f}{sign_of(row)}"
+            marks.append(sign_of(row))
+    assert "▲" in marks  # b beats a on every measure here
+    assert marks.count("") >= len(MEASURES) * 2  # a (baseline) and c (a copy) are unmarked
+
+
+def test_tests_table_has_every_column_of_compare(folder: Path, table: pl.DataFrame) -> None:
+    expected = expected_comparison(table)
+    rows = body_rows(page_of(folder), "tests-table")
+    assert len(rows) == expected.height
+    for (attrs, cells), row in zip(rows, expected.iter_rows(named=True), strict=True):
+        assert (attrs["data-system"], attrs["data-measure"]) == (row["system"], row["measure"])
+        numbers = {c["data-col"]: c.get("data-value") for c, _ in cells if "data-col" in c}
+        assert set(numbers) == set(report._TEST_COLUMNS)
+        for column, text in numbers.items():
+            value = row[column]
+            assert (None if text is None else float(text)) == value, column
+        shown = {c["data-col"]: text for c, text in cells if "data-col" in c}
+        assert shown["mean"] == f"{row['mean']:.4f}"
+        assert shown["diff"] == f"{row['diff']:.4f}"
+        assert shown["n_queries"] == "14"
+        assert cells[-1][1] == sign_of(row)
+
+
+def test_threshold_table_equals_per_threshold(folder: Path, table: pl.DataFrame) -> None:
+    expected = per_threshold(table, by="system")
+    rows = body_rows(page_of(folder), "threshold-table")
+    for attrs, cells in rows:
+        mine = expected.filter(pl.col("system") == attrs["data-system"]).sort("threshold")
+        values = [float(c["data-value"]) for c, _ in cells if "data-value" in c]
+        assert values[:-2] == mine["map"].to_list()  # MAP at thresholds 1 and 2
+        assert values[-2] == mine["mu_map"][0]
+    assert len(rows) == 3
+
+
+def test_figures_are_embedded_pngs_and_nothing_links_out(
+    folder: Path, built: report.Report
+) -> None:
+    page = page_of(folder)
+    text = (folder / "report.html").read_text(encoding="utf-8")
+    assert len(page.images) == 2 * len(MEASURES) + 1  # bars, thresholds, differences
+    for image in page.images:
+        prefix, _, payload = image["src"].partition(",")
+        assert prefix == "data:image/png;base64"
+        png = base64.b64decode(payload, validate=True)
+        assert png[:8] == PNG_SIGNATURE
+        width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk
+        assert width > 300
+        assert height > 100
+        assert image["alt"]
+    assert all(url.startswith(("data:image/png;base64,", "#")) for url in page.urls)
+    assert "http://" not in text
+    assert "https://" not in text
+    assert not page.tags & {"script", "link", "iframe", "object"}
+
+
+def test_html_states_data_conventions_and_version(folder: Path, built: report.Report) -> None:
+    text = (folder / "report.html").read_text(encoding="utf-8")
+    assert f"polars_graded {pg.__version__}" in text
+    assert "Queries: 14; rows: 327, of which 285 retrieved" in text
+    assert "Queries without a relevant item: 1 (0)" in text
+    assert "Unjudged share of the retrieved rows: 14.7% (42 rows)" in text
+    assert "ties by item id descending" in text
+    assert f"randomization test ({TRIALS:,} trials, seed 3)" in text
+    assert "Holm" in text
+    assert "α = 0.05" in text
+    assert "missing = zero" in text
+    labels = dict(built.description.levels.iter_rows())
+    judged = synthetic_table().filter(pl.col("system") == "a", pl.col("relevance").is_not_null())
+    assert labels == dict(judged.group_by("relevance").len().iter_rows())
+
+
+def test_description_counts_per_system(built: report.Report, table: pl.DataFrame) -> None:
+    per_system = built.description.per_system.sort("system")
+    assert per_system["rows"].to_list() == [109, 109, 109]
+    assert per_system["retrieved"].to_list() == [95, 95, 95]
+    assert per_system["unjudged"].to_list() == [14, 14, 14]
+    assert built.description.no_relevant == ("0",)
+
+
+# --------------------------------------------------------------------------- Markdown, Parquet
+
+
+def test_markdown_has_the_same_numbers(
+    folder: Path, table: pl.DataFrame, built: report.Report
+) -> None:
+    expected = {(r["system"], r["measure"]): r for r in expected_comparison(table).to_dicts()}
+    lines = (folder / "report.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index("| system | queries | mu_ap | ndcg@3 | p@2 |")
+    rows = [line.strip("| ").split(" | ") for line in lines[start + 2 : start + 5]]
+    assert [r[0] for r in rows] == ["a (baseline)", "b", "c"]
+    for cells in rows:
+        system = cells[0].split(" ")[0]
+        assert cells[1] == "14"
+        for measure, cell in zip(MEASURES, cells[2:], strict=True):
+            row = expected[system, measure]
+            assert cell == f"{row['mean']:.4f} {sign_of(row)}".strip()
+    assert any("▲" in line for line in lines[start:])
+    assert report.legend(built) in lines
+    assert f"- **Version**: polars_graded {pg.__version__}" in "\n".join(lines)
+
+
+def test_per_query_parquet_equals_evaluate(folder: Path, table: pl.DataFrame) -> None:
+    written = pl.read_parquet(folder / "per_query.parquet")
+    expected = table.lazy().graded.evaluate(MEASURES, by="system").collect(engine="in-memory")
+    assert_frame_equal(written, expected, check_exact=True)
+    assert_frame_equal(written, table.graded.evaluate(MEASURES, by="system"), rel_tol=1e-12)
+
+
+def test_missing_queries_common_compares_only_shared_queries(
+    table: pl.DataFrame, tmp_path: Path
+) -> None:
+    gappy = table.filter(~((pl.col("system") == "c") & (pl.col("query") == 5)))
+    rep = report.compute_report(
+        gappy, ["ap"], missing="common", trials=50, bootstrap=50, baseline="b"
+    )
+    assert rep.order[0] == "b"
+    rows = rep.comparison.sort("system")
+    assert rows["n_missing"].to_list() == [0, 0, 1]
+    assert rows["n_queries"].to_list() == [13, 13, 13]
+    paired = report.paired_differences(rep, "ap")
+    assert paired.height == 2 * 13
+    assert 5 not in paired["query"].to_list()
+    files = report.write_report(rep, tmp_path)
+    assert "missing = common" in files.markdown.read_text(encoding="utf-8")
+
+
+def test_measure_arguments_and_their_errors(table: pl.DataFrame) -> None:
+    with pytest.raises(pg.InvalidValueError, match="baseline 'zz' is not a system"):
+        report.compute_report(table, ["ap"], baseline="zz", trials=10, bootstrap=10)
+    with pytest.raises(pg.InvalidValueError, match=r"difference plots of \['rr'\]"):
+        report.compute_report(table, ["ap"], differences=["rr"], trials=10, bootstrap=10)
+    with pytest.raises(pg.MissingColumnError, match="no system column 'run'"):
+        report.compute_report(table, ["ap"], system="run", trials=10, bootstrap=10)
+    one = report.compute_report(table, "AP", differences="ap", trials=10, bootstrap=10)
+    assert (one.settings.measures, one.settings.differences) == (("ap",), ("ap",))
+
+
+# --------------------------------------------------------------------------- TREC names
+
+
+def test_run_names_take_tags_then_file_names_then_folders() -> None:
+    assert report.run_names(["x/input.a.gz", "x/input.b.gz"], ["A", "B"]) == ["A", "B"]
+    assert report.run_names(["x/bm25.txt.gz", "x/splade.run"], ["r", "r"]) == ["bm25", "splade"]
+    same = ["BM25/dl19.txt.gz", "TASB/dl19.txt.gz"]
+    assert report.run_names(same, ["rank", "rank"]) == ["BM25", "TASB"]
+    assert report.run_names(same, [None, "rank"]) == ["BM25", "TASB"]
+    twins = ["x/run/a.txt", "y/run/a.txt"]
+    assert report.run_names(twins, ["t", "t"]) == twins
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_report_on_a_long_table(
+    table: pl.DataFrame, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "runs.parquet"
+    table.rename({"system": "run"}).write_parquet(source)
+    out = tmp_path / "out"
+    argv = ["report", str(source), "--system", "run", "--out", str(out), "-m", "mu_ap,ndcg@3"]
+    argv += ["-m", "p@2", "--trials", "300", "--bootstrap", "300", "--seed", "3"]
+    argv += ["--baseline", "b", "--title", "Synthetic <runs>", "--differences", "all"]
+    code, printed, err = run_cli(argv, capsys)
+    assert (code, err) == (0, "")
+    assert printed.split() == [str(out / name) for name in report.FILES]
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "<h1>Synthetic &lt;runs&gt;</h1>" in html
+    page = Page(html)
+    assert [a["data-system"] for a, _ in body_rows(page, "summary-table")] == ["b", "a", "c"]
+    assert len(page.images) == 2 * len(MEASURES) + 1
+    per_query = table.rename({"system": "run"}).lazy().graded.evaluate(MEASURES, by="run")
+    expected = per_query.collect(engine="in-memory")
+    assert_frame_equal(pl.read_parquet(out / "per_query.parquet"), expected, check_exact=True)
+    means = compare(expected, system="run", baseline="b", trials=300, bootstrap=300, seed=3)
+    cells = {
+        (a["data-system"], c["data-col"]): float(c["data-value"])
+        for a, row in body_rows(page, "summary-table")
+        for c, _ in row
+        if c.get("data-col") in MEASURES
+    }
+    assert cells == {(r["run"], r["measure"]): r["mean"] for r in means.to_dicts()}
+
+
+def write_trec(table: pl.DataFrame, folder: Path, layout: str) -> tuple[list[Path], Path]:
+    """The table as TREC run files (``tags``: input.<tag> with distinct tags; ``folders``:
+    <system>/run.txt all tagged ``rank``) and a qrels file."""
+    runs = []
+    for system in ("a", "b", "c"):
+        rows = table.filter(pl.col("system") == system)
+        if layout == "tags":
+            path, tag = folder / f"input.{system}", f"sys_{system}"
+        else:
+            (folder / system).mkdir()
+            path, tag = folder / system / "run.txt", "rank"
+        pg.write_trec_run(rows.with_columns(pl.col("query").cast(pl.String)), path, tag=tag)
+        runs.append(path)
+    judged = table.filter(pl.col("system") == "a", pl.col("relevance").is_not_null())
+    qrels = folder / "qrels.txt"
+    lines = [f"{q} 0 {i} {r}" for q, i, r in judged.select("query", "item", "relevance").rows()]
+    qrels.write_text("\n".join(lines) + "\n")
+    return runs, qrels
+
+
+@pytest.mark.parametrize(("layout", "names"), [("tags", ["sys_a", "sys_b", "sys_c"]),
+                                               ("folders", ["a", "b", "c"])])  # fmt: skip
+def test_cli_report_on_trec_runs(
+    table: pl.DataFrame,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    layout: str,
+    names: list[str],
+) -> None:
+    runs, qrels = write_trec(table, tmp_path, layout)
+    out = tmp_path / "out"
+    argv = ["report", "--run", *map(str, runs), "--qrels", str(qrels), "--out", str(out)]
+    code, _, err = run_cli([*argv, "-m", "ap", "--trials", "200", "--bootstrap", "200"], capsys)
+    assert (code, err) == (0, "")
+    written = pl.read_parquet(out / "per_query.parquet")
+    joined = report.trec_table(runs, qrels)
+    expected = joined.lazy().graded.evaluate(["ap"], by="system").collect(engine="in-memory")
+    assert_frame_equal(written, expected, check_exact=True)
+    assert sorted(written["system"].unique()) == names
+    assert written.height == 3 * 14  # the unretrieved judged rows keep every qrels query
+    original = table.graded.evaluate(["ap"], by="system")
+    original = original.with_columns(pl.col("query").cast(pl.String)).sort("system", "query")
+    assert written["ap"].to_list() == pytest.approx(original["ap"].to_list(), abs=1e-12)
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert f"Input: 3 TREC run file(s), qrels {qrels} (queries: qrels)." in text
+
+
+def test_cli_report_names_runs_given_as_name_equals_path(
+    table: pl.DataFrame, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs, qrels = write_trec(table, tmp_path, "tags")
+    named = [f"first={runs[0]}", f"second={runs[1]}", str(runs[2])]
+    argv = ["report", "--run", *named, "--qrels", str(qrels), "--out", str(tmp_path / "o")]
+    code, _, err = run_cli([*argv, "-m", "rr", "--trials", "20", "--bootstrap", "20"], capsys)
+    assert (code, err) == (0, "")
+    systems = pl.read_parquet(tmp_path / "o" / "per_query.parquet")["system"].unique().sort()
+    assert systems.to_list() == ["first", "input.c", "second"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["report"], "give a TABLE (.parquet or .csv) or --run RUN [RUN ...] and --qrels QRELS"),
+        (["report", "t.parquet", "--qrels", "q"], "give either TABLE or --run and --qrels"),
+        (["report", "--run", "nowhere.txt", "--qrels", "q.txt"], "no such file: nowhere.txt"),
+        (["report", "--run", "r", "--qrels", "q", "--item", "doc"], "name columns of a TABLE"),
+        (["report", "runs.parquet", "--baseline", "zz"], "baseline 'zz' is not a system"),
+        (["report", "runs.parquet", "--alpha", "2"], "alpha must be a number strictly between"),
+    ],
+)
+def test_cli_report_errors_are_one_line(
+    argv: list[str],
+    message: str,
+    table: pl.DataFrame,
+    *,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    table.write_parquet("runs.parquet")
+    code, out, err = run_cli([*argv, "--trials", "10", "--bootstrap", "10"], capsys)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("polars-graded: error: ")
+    assert message in err
+    assert err.count("\n") == 1
+
+
+def test_cli_report_without_matplotlib_says_what_to_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name)
+    )
+    code, out, err = run_cli(["report", str(tmp_path / "t.parquet")], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        "polars-graded: error: the report needs matplotlib: pip install 'polars-graded[report]'\n"
+    )
+
+
+# --------------------------------------------------------------------------- real data
+
+
+@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"TREC 2003 Robust data not found at {ROBUST}")
+def test_robust_2003_report(tmp_path: Path) -> None:
+    """Four of the 17 runs (a deep, a short, an almost all-tied, and a 10-per-topic one)."""
+    tags = ["InexpC2", "NLPR03vb10", "rutcor03100", "humR03dc"]
+    runs = [ROBUST / "runs" / f"input.{tag}.gz" for tag in tags]
+    long = report.trec_table(runs, ROBUST / "robust03_qrels.txt.gz")
+    rep = report.compute_report(long, ["mu_ap", "ap"], trials=200, bootstrap=200)
+    files = report.write_report(rep, tmp_path)
+    d = rep.description
+    assert sorted(rep.order) == sorted(tags)
+    assert rep.settings.baseline == "InexpC2"  # the first in sorted order
+    assert d.queries == 100
+    assert dict(d.levels.iter_rows()) == {0: 122_722, 1: 5_667, 2: 407}  # SOURCE.md's counts
+    assert d.no_relevant == ()
+    retrieved = dict(d.per_system.select("system", "retrieved").iter_rows())
+    assert retrieved == {"InexpC2": 100_000, "NLPR03vb10": 1_004, "rutcor03100": 100_000,
+                         "humR03dc": 10_000}  # fmt: skip
+    page = page_of(tmp_path)
+    rows = body_rows(page, "summary-table")
+    assert len(rows) == 4
+    expected = {(r["system"], r["measure"]): r for r in rep.comparison.to_dicts()}
+    for attrs, cells in rows:
+        for cell, text in cells[1:]:
+            if cell.get("data-col") in ("mu_ap", "ap"):
+                row = expected[attrs["data-system"], cell["data-col"]]
+                assert text == f"{row['mean']:.4f}{sign_of(row)}"
+    ap = rep.comparison.filter(pl.col("measure") == "ap", pl.col("system") == "rutcor03100")
+    assert ap["significant"].item()  # MAP 0.07 against 0.22: worse on almost every topic
+    assert files.per_query.stat().st_size > 0
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _chromium() -> str | None:
+    for name in ("/usr/bin/chromium", "chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no chromium on PATH for the screenshot test")
+def test_headless_chromium_renders_the_report(folder: Path, tmp_path: Path) -> None:
+    from matplotlib import image
+
+    shot = tmp_path / "shot.png"
+    argv = [
+        str(_chromium()), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}",
+        "--window-size=1280,2400", (folder / "report.html").resolve().as_uri(),
+    ]  # fmt: skip
+    subprocess.run(
+        argv, check=True, capture_output=True, timeout=120, env=os.environ | {"HOME": str(tmp_path)}
+    )
+    assert shot.read_bytes()[:8] == PNG_SIGNATURE
+    pixels = image.imread(shot)
+    assert pixels.shape[:2] == (2400, 1280)
+    colours = np.unique((pixels[..., :3] * 255).astype(np.uint8).reshape(-1, 3), axis=0)
+    assert len(colours) > 200  # text, tables and charts, not a blank or error page
+    blue = np.array([0, 114, 178]) / 255  # the bars of significantly better systems
+    assert (np.abs(pixels[..., :3] - blue).max(axis=2) < 0.02).sum() > 500
