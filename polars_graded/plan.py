@@ -15,6 +15,7 @@ import polars as pl
 
 from polars_graded.measures import Measure
 from polars_graded.ranking import (
+    POSITION,
     PRE_RANKED,
     RANKING_ID,
     Columns,
@@ -40,12 +41,8 @@ def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.La
     ranked = explode_ranked(numbered, cols)
 
     result = numbered.select(RANKING_ID, *keys, *(c.meta.output_name() for c in checks))
-    in_one_pass = [m for m in measures if not m.needs_frame()]
-    if in_one_pass:
-        values = ranked.group_by(RANKING_ID).agg(
-            m.expr(PRE_RANKED).alias(str(m)) for m in in_one_pass
-        )
-        result = result.join(values, on=RANKING_ID, how="left", maintain_order="left")
+    for part in _one_pass_values(ranked, measures):
+        result = result.join(part, on=RANKING_ID, how="left", maintain_order="left")
     for measure in measures:
         if measure.needs_frame():
             result = result.join(
@@ -57,8 +54,30 @@ def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.La
     result = result.with_columns(pl.col(names).cast(pl.Float64).fill_null(0.0))
     out_schema = pl.Schema({**{k: schema[k] for k in keys}, **dict.fromkeys(names, pl.Float64)})
     return result.map_batches(
-        lambda frame: raise_on_bad_rows(frame, cols).select(*keys, *names), schema=out_schema
+        lambda frame: raise_on_bad_rows(frame, cols, lf).select(*keys, *names), schema=out_schema
     )
+
+
+def _one_pass_values(ranked: pl.LazyFrame, measures: list[Measure]) -> list[pl.LazyFrame]:
+    """Per-ranking values of the measures that are one aggregation, in one or two passes.
+
+    Measures that read only the top of each list (``ndcg@10``, ``p@10``) are aggregated
+    over the rows within their deepest cutoff, which is a small share of a long ranking.
+    """
+    in_one_pass = [m for m in measures if not m.needs_frame()]
+    depths = [m.depth() for m in in_one_pass]
+    shallow = [m for m, d in zip(in_one_pass, depths, strict=True) if d is not None]
+    deep = [m for m, d in zip(in_one_pass, depths, strict=True) if d is None]
+    passes = []
+    if shallow:
+        deepest = max(d for d in depths if d is not None)
+        passes.append((ranked.filter(pl.col(POSITION) <= deepest), shallow))
+    if deep:
+        passes.append((ranked, deep))
+    return [
+        rows.group_by(RANKING_ID).agg(m.expr(PRE_RANKED).alias(str(m)) for m in group)
+        for rows, group in passes
+    ]
 
 
 def summary(

@@ -7,12 +7,13 @@ but they count in ``R`` and in the ideal ranking.
 
 Measures never sort by themselves. They are written against :class:`Ranked`, a bundle of
 expressions that give, inside one query's group, the relevance in ranked order, the
-relevance in ideal order and the number of retrieved rows. Two bundles exist:
+relevance in ideal order, positions, the number of retrieved rows and the top label. Two
+bundles exist:
 
 * :func:`rank_in_group` sorts inside the group, so a measure works in any
   ``group_by(...).agg(...)`` a user writes;
-* :data:`PRE_RANKED` reads the columns of :func:`ranked_table`, which sorts each query once
-  so that many measures share the work.
+* :data:`PRE_RANKED` reads the columns of :func:`ranked_lists` and :func:`explode_ranked`,
+  which sort each query once so that many measures share the work.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ IDEAL_REL = "__pg_ideal"
 N_RETRIEVED = "__pg_n_ret"
 POSITION = "__pg_pos"
 RANKING_ID = "__pg_ranking"
+TOP_LABEL = "__pg_top"
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,10 @@ def as_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
 class Ranked:
     """Expressions describing one query's ranking inside an aggregation.
 
+    Measures combine them with element-wise operations and plain aggregations (``sum``,
+    ``min``, ``first``), which Polars runs on whole columns at once; per-group operations
+    such as ``head`` or ``filter`` would run once per query.
+
     Attributes
     ----------
     rel
@@ -66,22 +72,23 @@ class Ranked:
     ideal
         Relevance of the same rows sorted descending, nulls last: the ideal ranking.
     n_retrieved
-        Number of retrieved rows (a scalar).
+        Number of retrieved rows: a scalar, or the same value on every row of the query.
+    position
+        1-based position of each row of :attr:`rel` (and of :attr:`ideal`).
+    top
+        The query's top label, ``max(ideal)``: a scalar or repeated on every row.
     """
 
     rel: pl.Expr
     ideal: pl.Expr
     n_retrieved: pl.Expr
-
-    @property
-    def position(self) -> pl.Expr:
-        """1-based position of each row of :attr:`rel`."""
-        return pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
+    position: pl.Expr
+    top: pl.Expr
 
     def in_list(self, k: int | pl.Expr | None) -> pl.Expr:
         """True for the rows of :attr:`rel` that are retrieved and within cutoff ``k``."""
-        last = self.n_retrieved if k is None else pl.min_horizontal(self.n_retrieved, k)
-        return self.position <= last
+        retrieved = self.position <= self.n_retrieved
+        return retrieved if k is None else retrieved & (self.position <= k)
 
     def hits(self, rel: float) -> pl.Expr:
         """True where the ranked row is relevant at threshold ``rel`` (null counts as not)."""
@@ -112,25 +119,30 @@ def rank_in_group(relevance: str = "relevance", score: str = "score", item: str 
         rel=rel.sort_by(keys, descending=descending, nulls_last=True, multithreaded=False),
         ideal=rel.sort(descending=True, nulls_last=True),
         n_retrieved=pl.col(score).count(),
+        position=pl.int_range(1, pl.len() + 1, dtype=pl.Int64),
+        top=rel.max(),
     )
 
 
 PRE_RANKED = Ranked(
     rel=pl.col(RANKED_REL),
     ideal=pl.col(IDEAL_REL),
-    n_retrieved=pl.col(N_RETRIEVED).first(),
+    n_retrieved=pl.col(N_RETRIEVED),
+    position=pl.col(POSITION),
+    top=pl.col(TOP_LABEL),
 )
-"""The :class:`Ranked` bundle over the columns of :func:`ranked_table`."""
+"""The :class:`Ranked` bundle over the columns of :func:`explode_ranked`."""
 
 
 def ranked_lists(cols: Columns) -> list[pl.Expr]:
-    """Per-query aggregations holding the query's ranking as lists (see :func:`ranked_table`)."""
+    """Per-query aggregations holding the query's ranking as lists (see :func:`explode_ranked`)."""
     own = rank_in_group(cols.relevance, cols.score, cols.item)
     return [
         own.rel.alias(RANKED_REL),
         own.ideal.alias(IDEAL_REL),
         own.n_retrieved.alias(N_RETRIEVED),
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(POSITION),
+        own.position.alias(POSITION),
+        own.top.alias(TOP_LABEL),
     ]
 
 
@@ -150,5 +162,5 @@ def explode_ranked(numbered: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     of rows within a group, so a later ``group_by(RANKING_ID)`` sees each ranking in order.
     """
     return numbered.select(
-        RANKING_ID, *cols.by, RANKED_REL, IDEAL_REL, N_RETRIEVED, POSITION
+        RANKING_ID, *cols.by, RANKED_REL, IDEAL_REL, N_RETRIEVED, POSITION, TOP_LABEL
     ).explode([RANKED_REL, IDEAL_REL, POSITION])

@@ -1,10 +1,11 @@
 """Input checks: every rule of SPEC.md §1 that a table can break, with a clear error.
 
 Schema rules (missing columns, non-numeric score or relevance) are checked when the plan is
-built. Data rules (NaN, null keys, duplicate keys) need the data, so they become cheap
-per-query aggregations inside the evaluation plan and raise when the result is collected:
-a LazyFrame stays lazy, and the error names the column, the rule and up to five offending
-keys.
+built. Data rules (NaN, null keys, duplicate keys) need the data, so they become one cheap
+flag per query and rule inside the evaluation plan and raise when the result is collected:
+a LazyFrame stays lazy. Only when a flag is set does a second, small query over the
+offending queries find the example rows, so that valid input pays for the flags alone; the
+error names the column, the rule and up to five offending keys.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from polars_graded.ranking import Columns
 
 MAX_EXAMPLES = 5
 _CHECK_PREFIX = "__pg_check_"
-_ANY_ITEM = f"{_CHECK_PREFIX}any_item"
+_EXAMPLE = "__pg_example_item"
 
 
 def check_schema(schema: pl.Schema, cols: Columns) -> None:
@@ -59,12 +60,17 @@ def check_schema(schema: pl.Schema, cols: Columns) -> None:
 
 @dataclass(frozen=True)
 class _Rule:
-    """A per-row rule, checked per query; ``bad`` marks the rows that break it."""
+    """A per-row rule, checked per query; ``bad`` marks the rows that break it.
+
+    ``suspect``, when given, is a cheaper test the plan runs instead of ``bad``: it marks
+    every bad row and maybe a few good ones, which ``bad`` then clears on the error path.
+    """
 
     name: str
     bad: Callable[[Columns], pl.Expr]
     message: Callable[[Columns], str]
     error: type[InvalidValueError] = InvalidValueError
+    suspect: Callable[[Columns], pl.Expr] | None = None
 
 
 _RULES = (
@@ -73,6 +79,8 @@ _RULES = (
         lambda c: pl.col(c.item).is_duplicated(),
         lambda c: f"the key {[*c.keys, c.item]} must be unique: each item at most once per query",
         DuplicateKeyError,
+        # 64-bit hashes: half the cost on string ids; a collision costs one more query.
+        suspect=lambda c: pl.col(c.item).hash().is_duplicated(),
     ),
     _Rule(
         "nan_score",
@@ -102,16 +110,12 @@ def _applies(rule: _Rule, cols: Columns, schema: pl.Schema) -> bool:
 
 
 def check_aggregations(cols: Columns, schema: pl.Schema) -> list[pl.Expr]:
-    """Per-query aggregations: for each rule, the first offending item (as text) or null."""
-    # Any item of the group, to point at the rows of a group whose key is null.
-    out = [pl.col(cols.item).first().cast(pl.String).alias(_ANY_ITEM)]
-    for rule in _RULES:
-        if _applies(rule, cols, schema):
-            bad = rule.bad(cols)
-            out.append(bad.any().alias(f"{_CHECK_PREFIX}{rule.name}"))
-            example = pl.col(cols.item).filter(bad).first().cast(pl.String)
-            out.append(example.alias(f"{_CHECK_PREFIX}{rule.name}_item"))
-    return out
+    """Per-query flags: for each rule that applies, whether a row of the query breaks it."""
+    return [
+        (rule.suspect or rule.bad)(cols).any().alias(f"{_CHECK_PREFIX}{rule.name}")
+        for rule in _RULES
+        if _applies(rule, cols, schema)
+    ]
 
 
 def check_columns(schema: pl.Schema) -> list[str]:
@@ -119,35 +123,59 @@ def check_columns(schema: pl.Schema) -> list[str]:
     return [n for n in schema.names() if n.startswith(_CHECK_PREFIX)]
 
 
-def _examples(bad: pl.DataFrame, keys: list[str], item: tuple[str, str] | None) -> str:
-    """Up to five offending keys as ``(query=1, item='d3')``; ``item`` = (label, column)."""
+def _examples(bad: pl.DataFrame, keys: list[str], item: str | None) -> str:
+    """Up to five offending keys as ``(query=1, item='d3')``."""
     rows = []
     for row in bad.head(MAX_EXAMPLES).iter_rows(named=True):
         parts = [f"{k}={row[k]!r}" for k in keys]
         if item is not None:
-            parts.append(f"{item[0]}={row[item[1]]!r}")
+            parts.append(f"{item}={row[_EXAMPLE]!r}")
         rows.append("(" + ", ".join(parts) + ")")
     more = f" and {bad.height - MAX_EXAMPLES} more" if bad.height > MAX_EXAMPLES else ""
     return ", ".join(rows) + more
 
 
-def raise_on_bad_rows(frame: pl.DataFrame, cols: Columns) -> pl.DataFrame:
-    """Raise the first broken rule found in a per-query frame, else drop the check columns."""
+def _example_items(
+    source: pl.LazyFrame, cols: Columns, bad_rows: pl.Expr, queries: pl.DataFrame | None
+) -> pl.DataFrame:
+    """Per offending query (at most five): the keys and the first item matching ``bad_rows``.
+
+    Runs only on the error path, over the source restricted to ``queries`` (or, for null
+    keys, to the rows that hold them).
+    """
+    rows = source if queries is None else source.join(queries.lazy(), on=cols.keys, how="semi")
+    example = pl.col(cols.item).filter(bad_rows).first().cast(pl.String).alias(_EXAMPLE)
+    return rows.group_by(cols.keys).agg(example).sort(cols.keys, nulls_last=True).collect()
+
+
+def raise_on_bad_rows(frame: pl.DataFrame, cols: Columns, source: pl.LazyFrame) -> pl.DataFrame:
+    """Raise the first broken rule flagged in a per-query frame, else drop the check columns.
+
+    ``source`` is the evaluated table, read again to name example rows.
+    """
     for key in cols.keys:
-        bad = frame.filter(pl.col(key).is_null())
-        if bad.height:
-            examples = _examples(bad, cols.keys, (cols.item, _ANY_ITEM))
+        if frame[key].null_count():
+            null_key = source.filter(pl.col(key).is_null())
+            bad = _example_items(null_key, cols, pl.lit(value=True), None)
+            examples = _examples(bad, cols.keys, cols.item)
             msg = f"column {key!r} must not be null; rows with a null {key}, e.g. {examples}"
             raise InvalidValueError(msg)
     for rule in _RULES:
         flag = f"{_CHECK_PREFIX}{rule.name}"
-        if flag not in frame.columns:
+        if flag not in frame.columns or not frame[flag].any():
             continue
-        bad = frame.filter(pl.col(flag))
-        if bad.height:
-            item = None if rule.name == "null_item" else (cols.item, f"{flag}_item")
-            examples = _examples(bad, cols.keys, item)
-            queries = "1 query" if bad.height == 1 else f"{bad.height} queries"
-            msg = f"{rule.message(cols)}; {queries} affected, e.g. {examples}"
-            raise rule.error(msg)
+        queries = frame.filter(pl.col(flag)).select(cols.keys)
+        if rule.suspect is not None:
+            confirmed = _example_items(source, cols, rule.bad(cols), queries)
+            queries = confirmed.filter(pl.col(_EXAMPLE).is_not_null()).select(cols.keys)
+            if not queries.height:
+                continue
+        shown = _example_items(source, cols, rule.bad(cols), queries.head(MAX_EXAMPLES))
+        item = None if rule.name == "null_item" else cols.item
+        examples = _examples(shown, cols.keys, item)
+        if queries.height > MAX_EXAMPLES:
+            examples += f" and {queries.height - MAX_EXAMPLES} more"
+        affected = "1 query" if queries.height == 1 else f"{queries.height} queries"
+        msg = f"{rule.message(cols)}; {affected} affected, e.g. {examples}"
+        raise rule.error(msg)
     return frame.drop(check_columns(frame.schema))

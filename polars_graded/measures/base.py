@@ -138,6 +138,14 @@ class Measure:
         """The measure's value for one query, inside ``group_by(...).agg(...)``."""
         raise NotImplementedError
 
+    def depth(self) -> int | None:
+        """How many leading positions of the ranked and ideal lists the value depends on.
+
+        ``None`` (the default) means all of them; a measure that reads only the top ``k``
+        returns ``k``, and the plan then evaluates it on the first ``k`` rows of each query.
+        """
+        return None
+
     def needs_frame(self) -> bool:
         """True when the measure cannot be one aggregation and needs :meth:`frame`."""
         return False

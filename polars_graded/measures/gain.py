@@ -59,31 +59,13 @@ def gain_function(gain: GainSpec) -> Gain:
 
 
 def discount(r: Ranked, base: float = 2) -> pl.Expr:
-    """``1 / log_base(p + 1)`` for each position ``p``."""
-    return 1.0 / (r.position + 1).cast(pl.Float64).log(base)
-
-
-def discounted(gains: pl.Expr, base: float = 2) -> pl.Expr:
-    """``gains`` (best first) each divided by ``log_base(p + 1)``, ``p`` its position."""
-    position = pl.int_range(1, gains.len() + 1, dtype=pl.Int64)
-    return gains / (position + 1).cast(pl.Float64).log(base)
-
-
-def in_order_sum(values: pl.Expr) -> pl.Expr:
-    """Sum from first to last, 0 when empty.
-
-    ``sum()`` over a slice of a column adds in an order that depends on where the slice
-    starts in memory, so a query's value could change in the last bit with its neighbours.
-    """
-    return values.cum_sum().last().fill_null(0.0)
+    """``log_base(p + 1)`` for each position ``p``: the divisor of the gain at ``p``."""
+    return (r.position + 1).cast(pl.Float64).log(base)
 
 
 def dcg(r: Ranked, gain: Gain, k: int | None = None, base: float = 2) -> pl.Expr:
     """DCG@k of the ranked list (retrieved rows only)."""
-    # Cut to k before the power and the log: the rest of the list never counts.
-    top = r.rel if k is None else r.rel.head(k)
-    retrieved = pl.int_range(1, top.len() + 1, dtype=pl.Int64) <= r.n_retrieved
-    return in_order_sum(discounted(gain(top), base).filter(retrieved))
+    return pl.when(r.in_list(k)).then(gain(r.rel) / discount(r, base)).sum()
 
 
 def ideal_gains(r: Ranked, gain: Gain, monotone: bool) -> pl.Expr:
@@ -96,12 +78,8 @@ def ideal_gains(r: Ranked, gain: Gain, monotone: bool) -> pl.Expr:
 
 def ideal_dcg(r: Ranked, gain: Gain, k: int | None, monotone: bool, base: float = 2) -> pl.Expr:
     """DCG@k of the ideal ranking: every judged row of the query, best first."""
-    if k is not None and monotone:  # the ideal order is the label order: cut first
-        r = dataclasses.replace(r, ideal=r.ideal.head(k))
-    ideal = ideal_gains(r, gain, monotone)
-    if k is not None:
-        ideal = ideal.head(k)
-    return in_order_sum(discounted(ideal, base))
+    discounted = ideal_gains(r, gain, monotone) / discount(r, base)
+    return discounted.sum() if k is None else pl.when(r.position <= k).then(discounted).sum()
 
 
 def ndcg(r: Ranked, gain: Gain, k: int | None = None, *, monotone: bool = True) -> pl.Expr:
@@ -111,21 +89,20 @@ def ndcg(r: Ranked, gain: Gain, k: int | None = None, *, monotone: bool = True) 
 
 def mean_ndcg_over_cutoffs(r: Ranked, gain: Gain, *, monotone: bool = True) -> pl.Expr:
     """Mean of NDCG@1..NDCG@N, N = retrieved rows (Table 2's "mean" column); 0 if N = 0."""
-    running = (gain(r.rel) * discount(r)).cum_sum()
-    running_ideal = (ideal_gains(r, gain, monotone) * discount(r)).cum_sum()
-    at_each_cutoff = safe_ratio(running, running_ideal).filter(r.in_list(None))
-    return safe_ratio(at_each_cutoff.sum(), r.n_retrieved)
+    running = (gain(r.rel) / discount(r)).cum_sum()
+    running_ideal = (ideal_gains(r, gain, monotone) / discount(r)).cum_sum()
+    at_each_cutoff = pl.when(r.in_list(None)).then(safe_ratio(running, running_ideal))
+    return safe_ratio(at_each_cutoff.sum(), r.n_retrieved.first())
 
 
 def normalised_gain(r: Ranked) -> Gain:
     """NDCNG's gain: exponential gain of ``rel / m_q``, ``m_q`` the query's top label."""
-    top = r.ideal.max()
-    return lambda rel: exp_gain(rel / top)
+    return lambda rel: exp_gain(rel / r.top)
 
 
 def with_positive_top(r: Ranked, value: pl.Expr) -> pl.Expr:
     """``value`` where the query has a positive label, else 0 (``m_q <= 0``)."""
-    return pl.when(r.ideal.max() > 0).then(value).otherwise(pl.lit(0.0))
+    return pl.when(r.top.first() > 0).then(value).otherwise(pl.lit(0.0))
 
 
 def _is_monotone(gain: GainSpec) -> bool:
@@ -167,6 +144,9 @@ class DiscountedCumulativeGain(_GainMeasure):
     def expr(self, r: Ranked) -> pl.Expr:
         return dcg(r, gain_function(self.gain), self.k, self.base)
 
+    def depth(self) -> int | None:
+        return self.k
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class NormalizedDCG(_GainMeasure):
@@ -180,6 +160,10 @@ class NormalizedDCG(_GainMeasure):
     def expr(self, r: Ranked) -> pl.Expr:
         return ndcg(r, gain_function(self.gain), self.k, monotone=_is_monotone(self.gain))
 
+    def depth(self) -> int | None:
+        # A custom gain may reorder the ideal list: it needs every row to sort.
+        return self.k if _is_monotone(self.gain) else None
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class NormalizedDCNG(Measure):
@@ -189,6 +173,9 @@ class NormalizedDCNG(Measure):
 
     def expr(self, r: Ranked) -> pl.Expr:
         return with_positive_top(r, ndcg(r, normalised_gain(r), self.k))
+
+    def depth(self) -> int | None:
+        return self.k
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -27,7 +27,7 @@ from polars_graded.ranking import RANKING_ID, Columns, Ranked
 def average_precision(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
     """``AP^rel@k`` of one query (trec_eval's ``map`` / ``map_cut.k`` at level ``rel``)."""
     hit = r.hits(rel)
-    precision_at_hits = (hit.cum_sum() / r.position).filter(hit & r.in_list(k))
+    precision_at_hits = pl.when(hit & r.in_list(k)).then(hit.cum_sum() / r.position)
     return safe_ratio(precision_at_hits.sum(), r.n_relevant(rel))
 
 

@@ -16,12 +16,12 @@ from polars_graded.ranking import Ranked
 
 def relevant_retrieved(r: Ranked, rel: float, k: int | pl.Expr | None) -> pl.Expr:
     """Number of rows relevant at ``rel`` among the first ``k`` retrieved."""
-    return r.hits(rel).filter(r.in_list(k)).sum()
+    return (r.hits(rel) & r.in_list(k)).sum()
 
 
 def precision(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
     """P@k: relevant among the top k over k (trec_eval ``P_k``); without k over N (``set_P``)."""
-    denominator = r.n_retrieved if k is None else pl.lit(k)
+    denominator = r.n_retrieved.first() if k is None else pl.lit(k)
     return safe_ratio(relevant_retrieved(r, rel, k), denominator)
 
 
@@ -38,7 +38,7 @@ def r_precision(r: Ranked, rel: float = 1) -> pl.Expr:
 
 def reciprocal_rank(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
     """1 / position of the first relevant row within k, else 0 (trec_eval ``recip_rank``)."""
-    first = r.position.filter(r.hits(rel) & r.in_list(k)).min()
+    first = pl.when(r.hits(rel) & r.in_list(k)).then(r.position).min()
     return (1.0 / first.cast(pl.Float64)).fill_null(0.0)
 
 
@@ -61,6 +61,9 @@ class Precision(_ThresholdMeasure):
 
     def expr(self, r: Ranked) -> pl.Expr:
         return precision(r, self.rel, self.k)
+
+    def depth(self) -> int | None:
+        return self.k
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -92,3 +95,6 @@ class ReciprocalRank(_ThresholdMeasure):
 
     def expr(self, r: Ranked) -> pl.Expr:
         return reciprocal_rank(r, self.rel, self.k)
+
+    def depth(self) -> int | None:
+        return self.k

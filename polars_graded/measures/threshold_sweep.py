@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from polars_graded.ranking import N_RETRIEVED, POSITION, RANKED_REL, RANKING_ID
+from polars_graded.ranking import IDEAL_REL, N_RETRIEVED, POSITION, RANKED_REL, RANKING_ID
 
 NUMERATOR = "_mu_ap_numerator"
 TOP = "_top"
@@ -34,47 +34,58 @@ def mu_ap_numerators(ranked: pl.LazyFrame, k: int | None, by: list[str]) -> pl.L
     ``ranked`` is the exploded ranked table of :mod:`polars_graded.ranking`; the ``by``
     columns are carried along.
     """
-    relevant = ranked.filter(pl.col(RANKED_REL) > 0).select(
-        RANKING_ID,
-        _rel=pl.col(RANKED_REL),
-        _pos=pl.when(pl.col(POSITION) <= pl.col(N_RETRIEVED)).then(pl.col(POSITION)),
-        _level=pl.col(RANKED_REL).rank("dense").over(RANKING_ID).cast(pl.Int64),
+    levels = _levels(ranked, by)
+    # Filtering keeps the ranked order (ranking, then position) that the sweep needs.
+    retrieved = ranked.filter(
+        (pl.col(RANKED_REL) > 0) & (pl.col(POSITION) <= pl.col(N_RETRIEVED))
+    ).select(RANKING_ID, _label=pl.col(RANKED_REL), _pos=pl.col(POSITION))
+    weighted = retrieved.join(
+        levels.select(RANKING_ID, "_label", "_level", "_w", "_n_levels"),
+        on=[RANKING_ID, "_label"],
+        how="left",
+        maintain_order="left",
     )
-    weighted = relevant.join(_level_weights(relevant), on=[RANKING_ID, "_level"])
-    retrieved = (
-        weighted.filter(pl.col("_pos").is_not_null())
-        .select(RANKING_ID, "_pos", "_level", "_w", "_n_levels")
-        .sort(RANKING_ID, "_pos")
-    )
-    tops = (
-        ranked.filter(pl.col(RANKED_REL) > 0)
-        .group_by(RANKING_ID, *by)
-        .agg(pl.col(RANKED_REL).max().alias(TOP))
-    )
-    sums = retrieved.map_batches(
+    sums = weighted.map_batches(
         lambda frame: _numerators(frame, k),
         schema=pl.Schema({RANKING_ID: pl.UInt32, NUMERATOR: pl.Float64}),
+    )
+    tops = levels.filter(pl.col("_level") == pl.col("_n_levels")).select(
+        RANKING_ID, *by, pl.col("_label").alias(TOP)
     )
     return tops.join(sums, on=RANKING_ID, how="left").with_columns(pl.col(NUMERATOR).fill_null(0.0))
 
 
-def _level_weights(relevant: pl.LazyFrame) -> pl.LazyFrame:
-    """Per (ranking, level number): ``_w = W(level)`` and the ranking's level count."""
-    level = pl.col("_label")
-    n_at_or_above = pl.col("_count").cum_sum(reverse=True).over(RANKING_ID)
-    distance = level - level.shift(1).over(RANKING_ID).fill_null(0.0)
-    return (
-        relevant.group_by(RANKING_ID, "_level")
-        .agg(_label=pl.col("_rel").first(), _count=pl.len())
-        .sort(RANKING_ID, "_level")
-        .with_columns(_w=(distance / n_at_or_above).cum_sum().over(RANKING_ID))
-        .with_columns(_n_levels=pl.col("_level").max().over(RANKING_ID))
-        .select(RANKING_ID, "_level", "_w", "_n_levels")
+def _levels(ranked: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Per (ranking, level): ``_label``, ``_level`` (1..m, ascending), ``_w = W(label)``, m.
+
+    The ideal column holds each ranking's judged labels sorted descending, so its runs of
+    equal positive labels are the levels, from the top down, and the rows at or above a
+    level (``R^l``) are a running count: no sort and no hash grouping.
+    """
+    label = pl.col("_label")
+    runs = (
+        ranked.filter(pl.col(IDEAL_REL) > 0)
+        .select(RANKING_ID, *by, _label=pl.col(IDEAL_REL))
+        .with_columns(_run=pl.struct(RANKING_ID, "_label").rle_id())
+        .group_by("_run", maintain_order=True)
+        .agg(pl.col(RANKING_ID, *by, "_label").first(), _count=pl.len())
+    )
+    at_or_above = pl.col("_count").cum_sum().over(RANKING_ID)
+    distance = label - label.shift(-1).over(RANKING_ID).fill_null(0.0)
+    n_levels = pl.len().over(RANKING_ID).cast(pl.Int64)
+    return runs.with_columns(
+        _w=(distance / at_or_above).cum_sum(reverse=True).over(RANKING_ID),
+        _level=n_levels - pl.int_range(pl.len()).over(RANKING_ID),
+        _n_levels=n_levels,
     )
 
 
 def _numerators(frame: pl.DataFrame, k: int | None) -> pl.DataFrame:
-    """``sum_j (1/p_j) sum_{i<=j} min(w_i, w_j)`` per ranking; rows sorted by ranking, position."""
+    """``sum_j (1/p_j) sum_{i<=j} min(w_i, w_j)`` per ranking; rows sorted by ranking, position.
+
+    ``frame`` holds the relevant retrieved rows with their level (``_level``), ``W`` of it
+    (``_w``), position (``_pos``) and the ranking's level count (``_n_levels``).
+    """
     ranking = frame[RANKING_ID].to_numpy()
     if ranking.size == 0:
         return pl.DataFrame(schema={RANKING_ID: pl.UInt32, NUMERATOR: pl.Float64})
