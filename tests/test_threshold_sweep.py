@@ -1,11 +1,15 @@
-"""The Fenwick-tree sweep behind µAP against the pairwise sum it replaces."""
+"""The two sweeps behind µAP (Fenwick trees, and level by level) against the pairwise sum."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from polars_graded.measures.threshold_sweep import _prefix_min_sums
+from polars_graded.measures.threshold_sweep import (
+    _fenwick_sums,
+    _per_level_sums,
+    _prefix_min_sums,
+)
 
 
 def naive(group: np.ndarray, weight: np.ndarray) -> np.ndarray:
@@ -37,4 +41,21 @@ def test_prefix_min_sums_equal_the_pairwise_sums(seed: int) -> None:
         n_levels[g] = values.size
     weight = dense * 0.37 + group  # rises with the level inside each group
     got = _prefix_min_sums(group, dense, weight, starts, n_levels)
+    np.testing.assert_allclose(got, naive(group, weight), rtol=1e-12)
+
+
+@pytest.mark.parametrize("sweep", [_per_level_sums, _fenwick_sums])
+@pytest.mark.parametrize("seed", range(20))
+def test_both_sweeps_equal_the_pairwise_sums(sweep, seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    sizes = rng.integers(1, 30, size=rng.integers(1, 10))
+    ranking = np.repeat(rng.choice(1000, sizes.size, replace=False).cumsum(), sizes)
+    group = np.repeat(np.arange(sizes.size), sizes)
+    levels_per_group = rng.integers(1, 9, size=sizes.size)  # at most FEW_LEVELS
+    # Each group uses a random subset of its levels: some levels have no row.
+    level = np.concatenate(
+        [rng.integers(1, m + 1, size=n) for m, n in zip(levels_per_group, sizes, strict=True)]
+    )
+    weight = np.cumsum(rng.random(10))[level - 1] + group  # rises with the level
+    got = sweep(ranking, level, weight, levels_per_group[group])
     np.testing.assert_allclose(got, naive(group, weight), rtol=1e-12)

@@ -8,13 +8,13 @@ into a sum over pairs of relevant retrieved rows (SPEC.md §4):
 
 where i, j run over the relevant retrieved rows in ranked order, p_j is j's position and
 R^l counts every judged row with label >= l, retrieved or not. W rises with the label, so
-the inner sum needs, for each row, the rows before it with a smaller and a larger label:
-a prefix sum over the ranking's levels, kept in one Fenwick tree per ranking. All rankings
-advance together, one ranked row at a time, so the Python loop runs once per position
-(at most the ranking depth), never once per query.
+the inner sum needs, for each row, the rows before it with a smaller and a larger label.
 
-With several labels per query (0..4) and with continuous labels (a level per row), the
-cost stays n log m; copying each row once per level would cost n * m.
+Rankings with a few levels (graded labels such as 0..4) keep one running count per level:
+O(n * m), a handful of vectorised passes. Rankings with many levels (continuous labels, a
+level per row) keep a prefix sum over the ranking's levels in one Fenwick tree per
+ranking, all rankings advancing together one ranked row at a time, so the Python loop runs
+once per position (at most the ranking depth), never once per query: O(n log m).
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from polars_graded.ranking import IDEAL_REL, N_RETRIEVED, POSITION, RANKED_REL, 
 
 NUMERATOR = "_mu_ap_numerator"
 TOP = "_top"
+FEW_LEVELS = 8
+"""Rankings with at most this many levels take the O(n * m) sweep, the others O(n log m)."""
 
 
 def mu_ap_numerators(ranked: pl.LazyFrame, k: int | None, by: list[str]) -> pl.LazyFrame:
@@ -59,22 +61,20 @@ def _levels(ranked: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     """Per (ranking, level): ``_label``, ``_level`` (1..m, ascending), ``_w = W(label)``, m.
 
     The ideal column holds each ranking's judged labels sorted descending, so its runs of
-    equal positive labels are the levels, from the top down, and the rows at or above a
-    level (``R^l``) are a running count: no sort and no hash grouping.
+    equal positive labels are the levels from the top down, and the position of a run's
+    last row is ``R^l``, the number of rows at or above the level: no sort, no hashing.
     """
-    label = pl.col("_label")
-    runs = (
+    label, ranking = pl.col("_label"), pl.col(RANKING_ID)
+    same_next = (ranking == ranking.shift(-1)).fill_null(False)
+    run_ends = (
         ranked.filter(pl.col(IDEAL_REL) > 0)
-        .select(RANKING_ID, *by, _label=pl.col(IDEAL_REL))
-        .with_columns(_run=pl.struct(RANKING_ID, "_label").rle_id())
-        .group_by("_run", maintain_order=True)
-        .agg(pl.col(RANKING_ID, *by, "_label").first(), _count=pl.len())
+        .select(RANKING_ID, *by, _label=pl.col(IDEAL_REL), _at_or_above=pl.col(POSITION))
+        .filter(~same_next | (label != label.shift(-1)))
     )
-    at_or_above = pl.col("_count").cum_sum().over(RANKING_ID)
-    distance = label - label.shift(-1).over(RANKING_ID).fill_null(0.0)
+    below = pl.when(same_next).then(label.shift(-1)).otherwise(0.0)
     n_levels = pl.len().over(RANKING_ID).cast(pl.Int64)
-    return runs.with_columns(
-        _w=(distance / at_or_above).cum_sum(reverse=True).over(RANKING_ID),
+    return run_ends.with_columns(
+        _w=((label - below) / pl.col("_at_or_above")).cum_sum(reverse=True).over(RANKING_ID),
         _level=n_levels - pl.int_range(pl.len()).over(RANKING_ID),
         _n_levels=n_levels,
     )
@@ -92,16 +92,63 @@ def _numerators(frame: pl.DataFrame, k: int | None) -> pl.DataFrame:
     position = frame["_pos"].to_numpy().astype(np.float64)
     level = frame["_level"].to_numpy()
     weight = frame["_w"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, ranking[1:] != ranking[:-1]])
-    group = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, ranking.size]))
-    n_levels = frame["_n_levels"].to_numpy()[starts]
-    pair_sums = _prefix_min_sums(group, level, weight, starts, n_levels)
+    starts, group = _segments(ranking)
+    row_levels = frame["_n_levels"].to_numpy()
+    pair_sums = np.empty(ranking.size)
+    # Whole rankings go one way or the other, so a query's bits never depend on its neighbours.
+    few = row_levels <= FEW_LEVELS
+    for rows, sums in ((few, _per_level_sums), (~few, _fenwick_sums)):
+        if rows.any():
+            pair_sums[rows] = sums(ranking[rows], level[rows], weight[rows], row_levels[rows])
     contribution = pair_sums / position
     if k is not None:
         contribution[position > k] = 0.0
     # bincount adds in row order: the same bits on every run.
     totals = np.bincount(group, weights=contribution, minlength=starts.size)
     return pl.DataFrame({RANKING_ID: ranking[starts], NUMERATOR: totals})
+
+
+def _segments(ranking: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First row of each ranking, and each row's ranking number 0..n-1 (rows contiguous)."""
+    starts = np.flatnonzero(np.r_[True, ranking[1:] != ranking[:-1]])
+    group = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, ranking.size]))
+    return starts, group
+
+
+def _per_level_sums(
+    ranking: np.ndarray, level: np.ndarray, weight: np.ndarray, row_levels: np.ndarray
+) -> np.ndarray:
+    """For each row j: ``sum over rows i <= j of its ranking of min(w_i, w_j)``, level by level.
+
+    ``sum_i min(w_i, w_j) = sum over the levels v <= level_j present among the rows of
+    (W_v - W_below_v) * #{i <= j: level_i >= v}``: one running count per level, O(n * m).
+    """
+    starts, group = _segments(ranking)
+    top = int(row_levels.max())
+    present = np.full((starts.size, top + 1), np.nan)
+    present[:, 0] = 0.0
+    present[group, level] = weight
+    # The weight of the nearest present level below each level (0 below the lowest).
+    last_seen = np.maximum.accumulate(
+        np.where(np.isnan(present), 0, np.arange(top + 1)), axis=1
+    )
+    below = np.take_along_axis(present, last_seen, axis=1)
+    step = np.nan_to_num(present[:, 1:] - below[:, :-1])
+    out = np.zeros(ranking.size)
+    for v in range(1, top + 1):
+        at_or_above = level >= v
+        running = np.cumsum(at_or_above)
+        count = running - (running[starts] - at_or_above[starts])[group]
+        out += np.where(at_or_above, step[group, v - 1] * count, 0.0)
+    return out
+
+
+def _fenwick_sums(
+    ranking: np.ndarray, level: np.ndarray, weight: np.ndarray, row_levels: np.ndarray
+) -> np.ndarray:
+    """:func:`_prefix_min_sums` for rows given with their ranking ids (rows contiguous)."""
+    starts, group = _segments(ranking)
+    return _prefix_min_sums(group, level, weight, starts, row_levels[starts])
 
 
 def _prefix_min_sums(
