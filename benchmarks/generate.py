@@ -20,7 +20,7 @@ import polars as pl
 import pyarrow.parquet as pq
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
-FORMAT_VERSION = 1  # bump when the generator's output changes, to invalidate the cache
+FORMAT_VERSION = 2  # bump when the generator's output changes, to invalidate the cache
 CHUNK_ROWS = 1_000_000
 GRADED_P = [0.80, 0.09, 0.06, 0.03, 0.02]  # labels 0..4, most rows 0
 NO_RELEVANT_SHARE = 0.05  # share of queries with no relevant row at all
@@ -102,15 +102,16 @@ def _chunk(spec: LogSpec, index: int, first_query: int, n_rows: int) -> tuple[pl
     score = np.round(0.6 * relevance + rng.normal(0.0, 1.0, size=n_rows), 2)
 
     frame = pl.DataFrame({"query": query, "item": item, "score": score, "relevance": relevance})
-    if spec.order == "ranked":
-        frame = frame.sort(["query", "score", "item"], descending=[False, True, True])
-    else:
-        frame = frame[rng.permutation(n_rows)]
     if spec.ids == "str":
         frame = frame.with_columns(
             pl.format("q{}", pl.col("query").cast(pl.String).str.zfill(7)),
             pl.format("d{}", pl.col("item")),
         )
+    if spec.order == "ranked":
+        # After the ids became text: ties go to the larger id as text ("d9" before "d10").
+        frame = frame.sort(["query", "score", "item"], descending=[False, True, True])
+    else:
+        frame = frame[rng.permutation(n_rows)]
     return frame, n_queries
 
 

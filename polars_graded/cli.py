@@ -172,6 +172,14 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
         help="evaluate a Parquet TABLE in N partitions of whole queries (overrides the budget)",
     )
     sub.add_argument(
+        "--ranked",
+        action="store_true",
+        help=(
+            "the rows are already in ranked order (each query's rows together, score "
+            "descending, ties by item descending): skip the sort; rows out of order are an error"
+        ),
+    )
+    sub.add_argument(
         "-q", "--quiet", action="store_true", help="no progress bar on partitioned evaluations"
     )
     sub.set_defaults(handler=run_evaluate)
@@ -186,9 +194,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
     count = _partition_count(args)
     if count is None:
         # The partitions' engine: splitting the table never changes a bit of the output.
-        per_query = frame.graded.evaluate(measures, **columns, by=by or None).collect(
-            engine=partitioned.ENGINE
-        )
+        per_query = frame.graded.evaluate(
+            measures, **columns, by=by or None, ranked=args.ranked
+        ).collect(engine=partitioned.ENGINE)
     else:
         per_query = partitioned.evaluate_parquet(
             _parquet_source(Path(args.table)),
@@ -197,6 +205,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             progress=not args.quiet and count > 1 and sys.stderr.isatty(),
             **columns,
             by=by or None,
+            ranked=args.ranked,
         )
     if output is not None:
         write_table(per_query, output)

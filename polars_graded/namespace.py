@@ -35,12 +35,18 @@ GainArg = str | Mapping[float, float]
 
 
 class ColumnOptions(TypedDict, total=False):
-    """Column keyword arguments shared by every method.
+    """Keyword arguments describing the table, shared by every method.
 
     query, item, score, relevance
         Column names (defaults: ``"query"``, ``"item"``, ``"score"``, ``"relevance"``).
     by
         Extra key column(s), e.g. ``"system"``: every result is keyed by ``by + [query]``.
+    ranked
+        ``True`` when the rows are already in ranked order, as in TREC run files and most
+        ranking logs: sorted by ``by + [query]``'s groups (each query's rows contiguous),
+        then score descending, ties by item descending, rows with a null score last. The
+        per-query sort is skipped; rows out of that order raise an error naming a query
+        and an item. Default ``False``: the rows may come in any order.
     """
 
     query: str
@@ -48,17 +54,21 @@ class ColumnOptions(TypedDict, total=False):
     score: str
     relevance: str
     by: str | Sequence[str] | None
+    ranked: bool
 
 
 def _columns(options: ColumnOptions) -> Columns:
     by = as_by(options.get("by"))
     rest = {k: v for k, v in options.items() if k != "by"}
-    unknown = set(rest) - {"query", "item", "score", "relevance"}
+    unknown = set(rest) - {"query", "item", "score", "relevance", "ranked"}
     if unknown:
         msg = (
             f"unknown keyword argument(s) {sorted(unknown)}; "
-            "the column arguments are query=, item=, score=, relevance=, by="
+            "the table arguments are query=, item=, score=, relevance=, by=, ranked="
         )
+        raise TypeError(msg)
+    if not isinstance(rest.get("ranked", False), bool):
+        msg = f"ranked= must be True or False, got {rest['ranked']!r}"
         raise TypeError(msg)
     return Columns(by=by, **rest)  # type: ignore[arg-type]
 

@@ -20,10 +20,17 @@ from polars_graded.ranking import (
     RANKING_ID,
     Columns,
     explode_ranked,
+    mark_ranked_order,
     number_rankings,
     ranked_lists,
 )
-from polars_graded.validate import check_aggregations, check_schema, raise_on_bad_rows
+from polars_graded.validate import (
+    any_bad_row,
+    check_aggregations,
+    check_schema,
+    prepare_checks,
+    raise_on_bad_rows,
+)
 
 SUMMARY_COUNT = "num_q"
 
@@ -32,6 +39,10 @@ def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.La
     """Per-query values of ``measures``: one row per ``by + [query]``, one column each."""
     schema = lf.collect_schema()
     check_schema(schema, cols)
+    if cols.ranked:
+        lf = mark_ranked_order(lf, cols)
+    # Read once, by the grouping and by the table-wide row check.
+    lf = prepare_checks(lf, cols).cache()
     keys = cols.keys
     checks = check_aggregations(cols, schema)
     grouped = lf.group_by(keys).agg(*ranked_lists(cols), *checks)
@@ -41,6 +52,7 @@ def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.La
     ranked = explode_ranked(numbered, cols)
 
     result = numbered.select(RANKING_ID, *keys, *(c.meta.output_name() for c in checks))
+    result = result.join(any_bad_row(lf), how="cross", maintain_order="left")
     for part in _one_pass_values(ranked, measures):
         result = result.join(part, on=RANKING_ID, how="left", maintain_order="left")
     for measure in measures:

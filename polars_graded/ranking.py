@@ -29,6 +29,8 @@ N_RETRIEVED = "__pg_n_ret"
 POSITION = "__pg_pos"
 RANKING_ID = "__pg_ranking"
 TOP_LABEL = "__pg_top"
+IN_ORDER = "__pg_in_order"
+RUN = "__pg_run"
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class Columns:
     score: str = "score"
     relevance: str = "relevance"
     by: tuple[str, ...] = ()
+    ranked: bool = False
+    """The rows are already in ranked order: no sort (see :func:`mark_ranked_order`)."""
 
     @property
     def keys(self) -> list[str]:
@@ -137,13 +141,36 @@ PRE_RANKED = Ranked(
 def ranked_lists(cols: Columns) -> list[pl.Expr]:
     """Per-query aggregations holding the query's ranking as lists (see :func:`explode_ranked`)."""
     own = rank_in_group(cols.relevance, cols.score, cols.item)
+    # Input in ranked order keeps its row order: group_by keeps the order within groups.
+    rel = pl.col(cols.relevance).cast(pl.Float64) if cols.ranked else own.rel
     return [
-        own.rel.alias(RANKED_REL),
+        rel.alias(RANKED_REL),
         own.ideal.alias(IDEAL_REL),
         own.n_retrieved.alias(N_RETRIEVED),
         own.position.alias(POSITION),
         own.top.alias(TOP_LABEL),
     ]
+
+
+def mark_ranked_order(lf: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """Flag, for input said to be in ranked order, the rows where it is not.
+
+    Adds :data:`IN_ORDER`, true when the next row belongs to another ranking or comes after
+    this one in ranked order (score descending as float32, ties by item descending,
+    unretrieved rows last), and :data:`RUN`, a number that changes wherever the keys
+    change, so that a ranking split into several runs shows. One pass, no sort.
+    """
+    same_next = pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(-1)) for k in cols.keys)
+    new_run = ~pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(1)) for k in cols.keys)
+    score, item = pl.col(cols.score).cast(pl.Float32), pl.col(cols.item)
+    next_score, next_item = score.shift(-1), item.shift(-1)
+    before_next = (score > next_score) | ((score == next_score) & (item > next_item))
+    in_order = (
+        ~same_next
+        | next_score.is_null()
+        | (score.is_not_null() & before_next.fill_null(value=False))
+    )
+    return lf.with_columns(in_order.alias(IN_ORDER), new_run.cum_sum().alias(RUN))
 
 
 def number_rankings(grouped: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:

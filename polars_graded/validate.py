@@ -21,11 +21,12 @@ from polars_graded.errors import (
     InvalidValueError,
     MissingColumnError,
 )
-from polars_graded.ranking import Columns
+from polars_graded.ranking import IN_ORDER, RUN, Columns
 
 MAX_EXAMPLES = 5
 _CHECK_PREFIX = "__pg_check_"
 _EXAMPLE = "__pg_example_item"
+_BROKEN = "__pg_broken"
 
 
 def check_schema(schema: pl.Schema, cols: Columns) -> None:
@@ -60,17 +61,21 @@ def check_schema(schema: pl.Schema, cols: Columns) -> None:
 
 @dataclass(frozen=True)
 class _Rule:
-    """A per-row rule, checked per query; ``bad`` marks the rows that break it.
+    """A rule of the table; ``bad`` marks the rows of a query's group that break it.
 
-    ``suspect``, when given, is a cheaper test the plan runs instead of ``bad``: it marks
-    every bad row and maybe a few good ones, which ``bad`` then clears on the error path.
+    The plan never evaluates ``bad`` per query. The row rules (``bad`` element-wise) share
+    one flag computed row by row, :data:`BAD_ROW`, and one table-wide ``any``; a query rule
+    has a cheap per-query ``flag`` of its own, which may mark a few queries that keep the
+    rule (the duplicate check compares hashes). Only on the error path does ``bad`` run, over
+    the flagged queries (all of them for a row rule), to confirm and find example rows.
     """
 
     name: str
     bad: Callable[[Columns], pl.Expr]
     message: Callable[[Columns], str]
     error: type[InvalidValueError] = InvalidValueError
-    suspect: Callable[[Columns], pl.Expr] | None = None
+    flag: Callable[[Columns], pl.Expr] | None = None
+    """Per-query flag of a query rule; ``None`` for a row rule."""
 
 
 _RULES = (
@@ -79,8 +84,9 @@ _RULES = (
         lambda c: pl.col(c.item).is_duplicated(),
         lambda c: f"the key {[*c.keys, c.item]} must be unique: each item at most once per query",
         DuplicateKeyError,
-        # 64-bit hashes: half the cost on string ids; a collision costs one more query.
-        suspect=lambda c: pl.col(c.item).hash().is_duplicated(),
+        # 64-bit hashes, computed before grouping: a fraction of the cost on string ids; a
+        # collision only costs the error path's query.
+        flag=lambda c: pl.col(ITEM_HASH).n_unique() < pl.len(),
     ),
     _Rule(
         "nan_score",
@@ -97,11 +103,32 @@ _RULES = (
         lambda c: pl.col(c.item).is_null(),
         lambda c: f"column {c.item!r} must not be null",
     ),
+    _Rule(
+        "ranked_order",
+        lambda c: ~pl.col(IN_ORDER),
+        lambda c: _RANKED_RULE.format(score=c.score, item=c.item),
+    ),
+    _Rule(
+        "ranked_runs",
+        lambda c: pl.col(RUN) != pl.col(RUN).first(),
+        lambda c: _RANKED_RULE.format(score=c.score, item=c.item),
+        flag=lambda c: pl.col(RUN).first() != pl.col(RUN).last(),
+    ),
 )
+_RANKED_RULE = (
+    "ranked=True: the rows of each query must be contiguous and in ranked order "
+    "({score!r} descending, ties by {item!r} descending, null scores last); "
+    "leave ranked=False to have them sorted"
+)
+BAD_ROW = f"{_CHECK_PREFIX}row"
+"""The row flag: true where a row breaks a row rule."""
+ITEM_HASH = "__pg_item_hash"
 
 
 def _applies(rule: _Rule, cols: Columns, schema: pl.Schema) -> bool:
-    """NaN rules only make sense on float columns."""
+    """NaN rules only make sense on float columns, the order rules on ranked input."""
+    if rule.name.startswith("ranked_"):
+        return cols.ranked
     if rule.name == "nan_score":
         return schema[cols.score].is_float()
     if rule.name == "nan_relevance":
@@ -109,13 +136,32 @@ def _applies(rule: _Rule, cols: Columns, schema: pl.Schema) -> bool:
     return True
 
 
+def _rules(cols: Columns, schema: pl.Schema) -> list[_Rule]:
+    return [rule for rule in _RULES if _applies(rule, cols, schema)]
+
+
+def prepare_checks(lf: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """Add :data:`BAD_ROW` and :data:`ITEM_HASH`, row by row, before the table is grouped."""
+    bad = [rule.bad(cols) for rule in _rules(cols, lf.collect_schema()) if rule.flag is None]
+    return lf.with_columns(
+        pl.any_horizontal(bad).fill_null(value=False).alias(BAD_ROW),
+        pl.col(cols.item).hash().alias(ITEM_HASH),
+    )
+
+
+def any_bad_row(prepared: pl.LazyFrame) -> pl.LazyFrame:
+    """One row, one column :data:`BAD_ROW`: whether any row of the table breaks a row rule."""
+    return prepared.select(pl.col(BAD_ROW).any())
+
+
 def check_aggregations(cols: Columns, schema: pl.Schema) -> list[pl.Expr]:
-    """Per-query flags: for each rule that applies, whether a row of the query breaks it."""
-    return [
-        (rule.suspect or rule.bad)(cols).any().alias(f"{_CHECK_PREFIX}{rule.name}")
-        for rule in _RULES
-        if _applies(rule, cols, schema)
-    ]
+    """Per-query flags of the query rules that apply (row rules: :func:`any_bad_row`)."""
+    query_rules = [rule for rule in _rules(cols, schema) if rule.flag is not None]
+    return [rule.flag(cols).alias(_flag_name(rule)) for rule in query_rules]  # type: ignore[misc]
+
+
+def _flag_name(rule: _Rule) -> str:
+    return BAD_ROW if rule.flag is None else f"{_CHECK_PREFIX}{rule.name}"
 
 
 def check_columns(schema: pl.Schema) -> list[str]:
@@ -135,47 +181,47 @@ def _examples(bad: pl.DataFrame, keys: list[str], item: str | None) -> str:
     return ", ".join(rows) + more
 
 
-def _example_items(
+def _offending(
     source: pl.LazyFrame, cols: Columns, bad_rows: pl.Expr, queries: pl.DataFrame | None
 ) -> pl.DataFrame:
-    """Per offending query (at most five): the keys and the first item matching ``bad_rows``.
+    """The queries (of ``queries``, or all) with a row matching ``bad_rows``, and its item.
 
-    Runs only on the error path, over the source restricted to ``queries`` (or, for null
-    keys, to the rows that hold them).
+    Runs only on the error path, over the source restricted to ``queries``.
     """
     rows = source if queries is None else source.join(queries.lazy(), on=cols.keys, how="semi")
     example = pl.col(cols.item).filter(bad_rows).first().cast(pl.String).alias(_EXAMPLE)
-    return rows.group_by(cols.keys).agg(example).sort(cols.keys, nulls_last=True).collect()
+    return (
+        rows.group_by(cols.keys)
+        .agg(bad_rows.any().alias(_BROKEN), example)
+        .filter(pl.col(_BROKEN))
+        .sort(cols.keys, nulls_last=True)
+        .collect()
+    )
 
 
 def raise_on_bad_rows(frame: pl.DataFrame, cols: Columns, source: pl.LazyFrame) -> pl.DataFrame:
     """Raise the first broken rule flagged in a per-query frame, else drop the check columns.
 
-    ``source`` is the evaluated table, read again to name example rows.
+    ``source`` is the evaluated table, read again to confirm flags and name example rows.
     """
     for key in cols.keys:
         if frame[key].null_count():
             null_key = source.filter(pl.col(key).is_null())
-            bad = _example_items(null_key, cols, pl.lit(value=True), None)
+            bad = _offending(null_key, cols, pl.lit(value=True), None)
             examples = _examples(bad, cols.keys, cols.item)
             msg = f"column {key!r} must not be null; rows with a null {key}, e.g. {examples}"
             raise InvalidValueError(msg)
-    for rule in _RULES:
-        flag = f"{_CHECK_PREFIX}{rule.name}"
+    for rule in _rules(cols, source.collect_schema()):
+        flag = _flag_name(rule)
         if flag not in frame.columns or not frame[flag].any():
             continue
-        queries = frame.filter(pl.col(flag)).select(cols.keys)
-        if rule.suspect is not None:
-            confirmed = _example_items(source, cols, rule.bad(cols), queries)
-            queries = confirmed.filter(pl.col(_EXAMPLE).is_not_null()).select(cols.keys)
-            if not queries.height:
-                continue
-        shown = _example_items(source, cols, rule.bad(cols), queries.head(MAX_EXAMPLES))
-        item = None if rule.name == "null_item" else cols.item
-        examples = _examples(shown, cols.keys, item)
-        if queries.height > MAX_EXAMPLES:
-            examples += f" and {queries.height - MAX_EXAMPLES} more"
-        affected = "1 query" if queries.height == 1 else f"{queries.height} queries"
-        msg = f"{rule.message(cols)}; {affected} affected, e.g. {examples}"
-        raise rule.error(msg)
+        # The row flag is table-wide: any query may hold the row.
+        flagged = None if flag == BAD_ROW else frame.filter(pl.col(flag)).select(cols.keys)
+        bad = _offending(source, cols, rule.bad(cols), flagged)
+        if bad.height:
+            item = None if rule.name == "null_item" else cols.item
+            affected = "1 query" if bad.height == 1 else f"{bad.height} queries"
+            examples = _examples(bad, cols.keys, item)
+            msg = f"{rule.message(cols)}; {affected} affected, e.g. {examples}"
+            raise rule.error(msg)
     return frame.drop(check_columns(frame.schema))

@@ -196,6 +196,22 @@ def test_duplicate_key(method):
         assert BAD_ITEM in message
 
 
+def test_a_hash_collision_is_not_a_duplicate(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The plan flags duplicates by item hash; make every hash collide: the error path must
+    # clear the flags with the exact check and the values must not change.
+    from polars_graded import plan, validate
+
+    expected = table().graded.evaluate(["mu_ap", "ndcg@3"], **COLS)
+    collide = pl.lit(7, pl.UInt64).alias(validate.ITEM_HASH)
+    prepare = validate.prepare_checks
+    monkeypatch.setattr(
+        plan, "prepare_checks", lambda lf, cols: prepare(lf, cols).with_columns(collide)
+    )
+    assert table().graded.evaluate(["mu_ap", "ndcg@3"], **COLS).equals(expected)
+    message = raises_eager(duplicated(), pg.DuplicateKeyError)
+    assert BAD_ITEM in message
+
+
 def test_duplicate_key_with_by():
     df = duplicated().with_columns(runtag=pl.lit("sysZ"))
     # the same item in two systems is fine ...
