@@ -88,11 +88,20 @@ def pg_eager(path: str, phases: Phases) -> pl.DataFrame:
         return df.graded.evaluate(MEASURES)
 
 
-def _pg_lazy(path: str, phases: Phases, measures: list[str], engine: str) -> pl.DataFrame:
+def _pg_lazy(
+    path: str, phases: Phases, measures: list[str], engine: str, ranked: bool = False
+) -> pl.DataFrame:
     import polars_graded  # noqa: F401
 
     with phases("evaluate"):
-        return pl.scan_parquet(path).graded.evaluate(measures).collect(engine=engine)  # type: ignore[arg-type]
+        plan = pl.scan_parquet(path).graded.evaluate(measures, ranked=ranked)
+        return plan.collect(engine=engine)  # type: ignore[arg-type]
+
+
+@contender("pg_ranked")
+def pg_ranked(path: str, phases: Phases) -> pl.DataFrame:
+    """``evaluate(MEASURES, ranked=True)``, in-memory engine: rows already in ranked order."""
+    return _pg_lazy(path, phases, MEASURES, "in-memory", ranked=True)
 
 
 # Polars 2's default engine ("auto") is the streaming engine unless POLARS_ENGINE_AFFINITY

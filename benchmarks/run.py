@@ -50,6 +50,7 @@ BYTES_PER_ROW = {
     "pg_streaming": 190,
     "pg_peer_measures": 195,
     "pg_mu_ap": 180,
+    "pg_ranked": 200,
     "pytrec_eval": 300,
     "ir_measures": 300,
     "ranx": 535,
@@ -80,9 +81,9 @@ VARIANTS = (
     ),
     Variant(
         "ranked",
-        "sorted by query, score desc",
+        "sorted by query, score desc, item desc",
         {"order": "ranked"},
-        ("pg_eager", "pg_lazy", "pg_in_memory", *FLOORS),
+        ("pg_eager", "pg_lazy", "pg_in_memory", "pg_ranked", *FLOORS),
     ),
     Variant(
         "int_ids", "Int64 query and item ids", {"ids": "int"}, ("pg_lazy", "pg_in_memory", *FLOORS)

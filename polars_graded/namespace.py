@@ -103,7 +103,8 @@ class GradedNamespace(Generic[FrameT]):
 
     def _finish(self, lf: pl.LazyFrame) -> FrameT:
         if isinstance(self._frame, pl.DataFrame):
-            return lf.collect()  # type: ignore[return-value]
+            # The data is in memory already, and this plan runs faster on that engine.
+            return lf.collect(engine="in-memory")  # type: ignore[return-value]
         return lf  # type: ignore[return-value]
 
     def evaluate(self, measures: MeasureArg, **columns: Unpack[ColumnOptions]) -> FrameT:
@@ -114,7 +115,7 @@ class GradedNamespace(Generic[FrameT]):
         measures
             Measure objects or names (``"mu_ap"``, ``"ndcg@10"``, ``"ap(rel=2)@10"``, ...).
         **columns
-            ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=`` (see
+            ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=``, ``ranked=`` (see
             :class:`ColumnOptions`).
 
         Returns

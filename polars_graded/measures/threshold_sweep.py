@@ -129,9 +129,7 @@ def _per_level_sums(
     present[:, 0] = 0.0
     present[group, level] = weight
     # The weight of the nearest present level below each level (0 below the lowest).
-    last_seen = np.maximum.accumulate(
-        np.where(np.isnan(present), 0, np.arange(top + 1)), axis=1
-    )
+    last_seen = np.maximum.accumulate(np.where(np.isnan(present), 0, np.arange(top + 1)), axis=1)
     below = np.take_along_axis(present, last_seen, axis=1)
     step = np.nan_to_num(present[:, 1:] - below[:, :-1])
     out = np.zeros(ranking.size)
@@ -164,8 +162,10 @@ def _prefix_min_sums(
     means a smaller weight. One Fenwick tree per group holds, per level, the count and the
     weight sum of the rows seen so far; the k-th rows of all groups are handled together.
     """
-    offset = np.r_[0, np.cumsum(n_levels)[:-1]]  # group g's tree at offset[g] + 1 .. + m_g
-    trees = (np.zeros(int(n_levels.sum()) + 1), np.zeros(int(n_levels.sum()) + 1))
+    # Group g's tree: slot base[g] + 0 always holds 0 (where finished reads land), slots
+    # + 1 .. + m_g the levels, slot + m_g + 1 a sink for finished writes: no masks needed.
+    base = np.r_[0, np.cumsum(n_levels + 2)[:-1]]
+    trees = np.zeros(int((n_levels + 2).sum()), dtype=np.complex128)
     ordinal = np.arange(group.size) - starts[group]
     out = np.empty(group.size)
     order = np.argsort(ordinal, kind="stable")
@@ -173,41 +173,36 @@ def _prefix_min_sums(
     for step in range(ordinal.max() + 1):
         rows = order[bounds[step] : bounds[step + 1]]
         g, t, w = group[rows], level[rows], weight[rows]
-        seen_count, seen_weight = _fenwick_prefix(trees, offset[g], t)
+        seen_count, seen_weight = _fenwick_prefix(trees, base[g], t)
         # Earlier rows at or below this level give their own weight, the rest give w.
         out[rows] = seen_weight + w * (step - seen_count) + w
-        _fenwick_add(trees, offset[g], t, n_levels[g], w)
+        _fenwick_add(trees, base[g], t, n_levels[g], w)
     return out
 
 
-Trees = tuple[np.ndarray, np.ndarray]
-"""Two Fenwick trees side by side: row counts and weight sums, per group and level."""
-
-
 def _fenwick_prefix(
-    trees: Trees, offset: np.ndarray, level: np.ndarray
+    trees: np.ndarray, base: np.ndarray, level: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Count and weight sum of the rows seen so far at levels 1..level, per group."""
-    count_tree, weight_tree = trees
-    count = np.zeros(level.size)
-    total = np.zeros(level.size)
+    """Count and weight sum of the rows seen so far at levels 1..level, per group.
+
+    ``trees`` holds, per slot, a row count (real part) and a weight sum (imaginary part):
+    complex addition adds each part exactly as two float arrays would, in one memory visit
+    (the sweep is bound by memory access).
+    """
+    seen = np.zeros(level.size, dtype=np.complex128)
     index = level.copy()
-    while (active := index > 0).any():
-        at = offset[active] + index[active]
-        count[active] += count_tree[at]
-        total[active] += weight_tree[at]
-        index[active] -= index[active] & -index[active]
-    return count, total
+    while index.any():
+        seen += trees[base + index]
+        index -= index & -index
+    return seen.real, seen.imag
 
 
 def _fenwick_add(
-    trees: Trees, offset: np.ndarray, level: np.ndarray, n_levels: np.ndarray, weight: np.ndarray
+    trees: np.ndarray, base: np.ndarray, level: np.ndarray, n_levels: np.ndarray, weight: np.ndarray
 ) -> None:
     """Record one row per group at ``level`` (groups differ, so no index repeats)."""
-    count_tree, weight_tree = trees
+    row = 1.0 + 1j * weight
     index = level.copy()
-    while (active := index <= n_levels).any():
-        at = offset[active] + index[active]
-        count_tree[at] += 1.0
-        weight_tree[at] += weight[active]
-        index[active] += index[active] & -index[active]
+    while (index <= n_levels).any():
+        trees[base + np.minimum(index, n_levels + 1)] += row
+        index += index & -index
