@@ -4,12 +4,13 @@ Rows are made with numpy in chunks of whole queries (one Parquet row group each)
 memory needed does not grow with the size: the 100M file is written in about 1 GiB. Files
 are cached under ``benchmarks/data/`` with every parameter in their name.
 
-Usage: ``python benchmarks/generate.py 1M --labels continuous --order ranked``.
+Usage: ``python benchmarks/generate.py 1M --labels continuous --order ranked [--files 10]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,10 @@ class LogSpec:
         sorted by query, then score descending (then item descending, trec_eval's order).
     seed
         Seed of the generator.
+    files
+        1: one Parquet file; more: a directory of that many files holding the same rows,
+        each chunk cut into ``files`` slices, so that with shuffled rows every query is
+        spread over all the files (the hardest case for reading a query's rows).
     """
 
     rows: int
@@ -52,10 +57,13 @@ class LogSpec:
     labels: Literal["graded", "continuous"] = "graded"
     order: Literal["shuffled", "ranked"] = "shuffled"
     seed: int = 0
+    files: int = 1
 
     def path(self, data_dir: Path = DATA_DIR) -> Path:
-        """Where the file is cached in ``data_dir``."""
+        """Where the file (or, with several files, the directory) is cached in ``data_dir``."""
         name = f"{self.labels}-{self.ids}-{self.order}-{self.rows}-s{self.seed}-v{FORMAT_VERSION}"
+        if self.files > 1:
+            return data_dir / f"{name}-{self.files}files"
         return data_dir / f"{name}.parquet"
 
 
@@ -119,20 +127,26 @@ def generate(spec: LogSpec, path: Path) -> Path:
     """Write the log described by ``spec`` to ``path`` and return the path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    writer = None
+    if spec.files > 1:
+        tmp.mkdir()
+    names = [f"part-{i:03d}.parquet" for i in range(spec.files)]
+    writers: list[pq.ParquetWriter] = []
     first_query, done = 0, 0
     try:
         for index in range((spec.rows + CHUNK_ROWS - 1) // CHUNK_ROWS):
             n_rows = min(CHUNK_ROWS, spec.rows - done)
             frame, n_queries = _chunk(spec, index, first_query, n_rows)
-            table = frame.to_arrow()
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, table.schema)
-            writer.write_table(table)
+            cuts = np.linspace(0, n_rows, spec.files + 1).astype(int)
+            for i, (start, end) in enumerate(itertools.pairwise(cuts)):
+                table = frame[start:end].to_arrow()
+                if len(writers) <= i:
+                    target = tmp / names[i] if spec.files > 1 else tmp
+                    writers.append(pq.ParquetWriter(target, table.schema))
+                writers[i].write_table(table)
             first_query += n_queries
             done += n_rows
     finally:
-        if writer is not None:
+        for writer in writers:
             writer.close()
     tmp.replace(path)
     return path
@@ -152,8 +166,9 @@ def main() -> None:
     parser.add_argument("--labels", choices=["graded", "continuous"], default="graded")
     parser.add_argument("--order", choices=["shuffled", "ranked"], default="shuffled")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--files", type=int, default=1, help="a directory of this many files")
     args = parser.parse_args()
-    spec = LogSpec(parse_size(args.size), args.ids, args.labels, args.order, args.seed)
+    spec = LogSpec(parse_size(args.size), args.ids, args.labels, args.order, args.seed, args.files)
     print(ensure(spec))
 
 

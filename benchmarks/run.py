@@ -37,7 +37,15 @@ HERE = Path(__file__).resolve().parent
 RESULTS_DIR = HERE / "results"
 CONTENDERS_PY = HERE / "contenders.py"
 
-PG = ["pg_eager", "pg_lazy", "pg_in_memory", "pg_streaming", "pg_peer_measures", "pg_mu_ap"]
+PG = [
+    "pg_eager",
+    "pg_lazy",
+    "pg_in_memory",
+    "pg_streaming",
+    "pg_peer_measures",
+    "pg_mu_ap",
+    "pg_partitioned",
+]
 PEERS = {"pytrec_eval": "pytrec_eval", "ranx": "ranx", "ir_measures": "ir_measures"}
 FLOORS = ["floor_sort_mem", "floor_sort_stream", "floor_topk_mem", "floor_topk_stream"]
 REFERENCE = "pg_peer_measures"  # polars_graded on the measures the peers share
@@ -51,6 +59,7 @@ BYTES_PER_ROW = {
     "pg_peer_measures": 195,
     "pg_mu_ap": 180,
     "pg_ranked": 200,
+    "pg_partitioned": 5,  # bounded by its memory budget, whatever the size
     "pytrec_eval": 300,
     "ir_measures": 300,
     "ranx": 535,
@@ -87,6 +96,12 @@ VARIANTS = (
     ),
     Variant(
         "int_ids", "Int64 query and item ids", {"ids": "int"}, ("pg_lazy", "pg_in_memory", *FLOORS)
+    ),
+    Variant(
+        "dir",
+        "main's rows in a directory of 10 files, every query spread over all of them",
+        {"files": 10},
+        ("pg_partitioned", *FLOORS),
     ),
 )
 
@@ -323,7 +338,7 @@ def agreement(dumps: dict[str, Path], data: Path) -> dict[str, Any]:
                 out[f"{peer} vs {REFERENCE}"] = check
     if "pg_lazy" in frames:
         columns = [c for c in frames["pg_lazy"].columns if c != "query"]
-        for engine in ("pg_eager", "pg_in_memory", "pg_streaming"):
+        for engine in ("pg_eager", "pg_in_memory", "pg_streaming", "pg_partitioned"):
             if engine in frames:
                 out[f"{engine} vs pg_lazy"] = _max_abs(frames["pg_lazy"], frames[engine], columns)
     return out
@@ -441,7 +456,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--variants",
         default="continuous,ranked,int_ids",
-        help="files besides main: continuous,ranked,int_ids (default all) or none",
+        help="files besides main: continuous,ranked,int_ids,dir (default all) or none",
     )
     parser.add_argument("--continuous", action="store_true", help="same as --variants continuous")
     parser.add_argument("--force", action="store_true", help="run even if it may not fit")

@@ -61,3 +61,20 @@ def test_generator_is_deterministic(tmp_path: Path) -> None:
     assert first.equals(ranked)
     per_query = first.group_by("query").agg(pl.col("relevance").n_unique() / pl.len())
     assert per_query["relevance"].median() > 0.9  # about as many labels as rows
+
+
+def test_directory_variant_holds_the_same_rows_with_queries_across_files(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from generate import LogSpec, ensure
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    one = pl.read_parquet(ensure(LogSpec(2500), tmp_path))
+    folder = ensure(LogSpec(2500, files=4), tmp_path)
+    parts = sorted(folder.glob("part-*.parquet"))
+    assert len(parts) == 4
+    spread = pl.concat(pl.read_parquet(p).with_columns(file=pl.lit(p.name)) for p in parts)
+    keys = ["query", "item"]
+    assert spread.drop("file").sort(keys).equals(one.sort(keys))
+    files_per_query = spread.group_by("query").agg(pl.col("file").n_unique())["file"]
+    assert files_per_query.min() == 4  # shuffled rows: every query is in every file
