@@ -37,6 +37,7 @@ def per_threshold(
     item: str = "item",
     score: str = "score",
     relevance: str = "relevance",
+    ranked: bool = False,
 ) -> FrameT:
     """MAP at each relevance level of the table, its weight in µMAP, and µMAP, per ``by`` group.
 
@@ -63,6 +64,9 @@ def per_threshold(
         ``mu_ap(levels="table", by=...)`` does.
     query, item, score, relevance
         Column names.
+    ranked
+        ``True`` when the rows are already in ranked order (as for
+        :meth:`~polars_graded.namespace.GradedNamespace.evaluate`): the sort is skipped.
 
     Returns
     -------
@@ -100,7 +104,9 @@ def per_threshold(
     │ 2.0       ┆ 0.5    ┆ 0.25     ┆ 0.520833 │
     └───────────┴────────┴──────────┴──────────┘
     """
-    cols = Columns(query=query, item=item, score=score, relevance=relevance, by=as_by(by))
+    cols = Columns(
+        query=query, item=item, score=score, relevance=relevance, by=as_by(by), ranked=ranked
+    )
     if isinstance(lf_or_df, pl.DataFrame):
         return _per_threshold(lf_or_df.lazy(), cols)
     schema = lf_or_df.collect_schema()

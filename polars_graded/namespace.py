@@ -640,6 +640,7 @@ class GradedNamespace(Generic[FrameT]):
         item: str = "item",
         score: str = "score",
         relevance: str = "relevance",
+        ranked: bool = False,
     ) -> pl.DataFrame:
         """Evaluate ``measures`` per query and compare every system with a baseline.
 
@@ -658,6 +659,8 @@ class GradedNamespace(Generic[FrameT]):
             See :func:`polars_graded.compare.compare`.
         query, item, score, relevance
             Column names.
+        ranked
+            ``True`` when the rows are already in ranked order; see :class:`ColumnOptions`.
 
         Returns
         -------
@@ -699,9 +702,12 @@ class GradedNamespace(Generic[FrameT]):
                 "combine several into one first, e.g. pl.concat_str(...)"
             )
             raise InvalidValueError(msg)
-        cols = Columns(query=query, item=item, score=score, relevance=relevance, by=systems)
+        cols = Columns(
+            query=query, item=item, score=score, relevance=relevance, by=systems, ranked=ranked
+        )
         wanted = as_measures(measures)
-        values = plan.per_query(self._frame.lazy(), wanted, cols).collect()
+        engine = "in-memory" if isinstance(self._frame, pl.DataFrame) else "auto"
+        values = plan.per_query(self._frame.lazy(), wanted, cols).collect(engine=engine)
         return compare(
             values,
             [str(m) for m in wanted],
@@ -726,8 +732,8 @@ class GradedNamespace(Generic[FrameT]):
         Parameters
         ----------
         **columns
-            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
-            key columns such as ``"system"``); see :class:`ColumnOptions`.
+            ``query=``, ``item=``, ``score=``, ``relevance=`` (column names), ``by=`` (extra
+            key columns such as ``"system"``) and ``ranked=``; see :class:`ColumnOptions`.
 
         Returns
         -------
@@ -763,6 +769,7 @@ class GradedNamespace(Generic[FrameT]):
             item=cols.item,
             score=cols.score,
             relevance=cols.relevance,
+            ranked=cols.ranked,
         )
 
 

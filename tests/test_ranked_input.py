@@ -57,7 +57,7 @@ def test_ranked_input_gives_the_same_bits(df: pl.DataFrame) -> None:
     # Eager frames run on the in-memory engine; the streaming engine may add a group's
     # terms in another order (see polars_graded.partitioned on exactness).
     assert_frame_equal(lazy.collect(engine="in-memory"), expected, check_exact=True)
-    assert_frame_equal(lazy.collect(), expected, rtol=1e-12, atol=1e-15)
+    assert_frame_equal(lazy.collect(), expected, rel_tol=1e-12, abs_tol=1e-15)
 
 
 def small_run() -> pl.DataFrame:
@@ -100,6 +100,20 @@ def test_rows_out_of_ranked_order_raise(rows: list[int], query: str, item: str) 
         assert f"query={query!r}, item={item!r}" in message
     # the sorting path takes the same rows as they are
     assert df.graded.evaluate(["ap"]).height == 2
+
+
+def test_per_threshold_and_compare_take_ranked() -> None:
+    df = pl.concat([small_run().with_columns(system=pl.lit(s)) for s in ("a", "b")])
+    for method in ("per_threshold", "compare"):
+        args = () if method == "per_threshold" else (["ap", "mu_ap"],)
+        kwargs = {"by": "system"} if method == "per_threshold" else {"trials": 50, "bootstrap": 50}
+        run = getattr(df.graded, method)
+        assert_frame_equal(run(*args, **kwargs, ranked=True), run(*args, **kwargs), check_exact=True)
+        # the order check runs on this path too: q1's tie broken by item ascending
+        with pytest.raises(pg.InvalidValueError, match="ranked order"):
+            getattr(df[[0, 2, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11]].graded, method)(
+                *args, **kwargs, ranked=True
+            )
 
 
 def test_ranked_must_be_a_bool() -> None:

@@ -25,6 +25,7 @@ MEASURES = ["mu_ap", "ndcg@3", "p@2"]
 TRIALS = 400
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 ROBUST = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec2003-robust"
+DL = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl-2019-2020-passage"
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("scipy")
@@ -477,6 +478,39 @@ def test_robust_2003_report(tmp_path: Path) -> None:
     ap = rep.comparison.filter(pl.col("measure") == "ap", pl.col("system") == "rutcor03100")
     assert ap["significant"].item()  # MAP 0.07 against 0.22: worse on almost every topic
     assert files.per_query.stat().st_size > 0
+
+
+@pytest.mark.skipif(not DL.is_dir(), reason=f"TREC DL 2019-2020 data not found at {DL}")
+def test_dl_2019_report_equals_trec_eval(tmp_path: Path) -> None:
+    """The six DL 2019 runs all carry the tag "rank", so they are named by their folders;
+    the report's per-query values are trec_eval's (``-l 2`` for AP, TREC DL's custom)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    paths = sorted(DL.glob("runs/*/trec_results_dl19.txt.gz"))
+    qrels_path = DL / "qrels.dl19-passage.txt"
+    measures = ["ndcg(gain=linear)@10", "ap(rel=2)", "mu_ap"]
+    argv = ["report", "--run", *map(str, paths), "--qrels", str(qrels_path),
+            "--out", str(tmp_path), "--baseline", "BM25", "--trials", "200",
+            "--bootstrap", "200", *(a for m in measures for a in ("-m", m))]  # fmt: skip
+    assert cli.main(argv) == 0
+    per_query = pl.read_parquet(tmp_path / "per_query.parquet")
+    assert sorted(per_query["system"].unique()) == sorted(p.parent.name for p in paths)
+    qrels = pg.read_trec_qrels(qrels_path)
+    judged: dict[str, dict[str, int]] = {}
+    for q, item, rel in qrels.select("query", "item", "relevance").iter_rows():
+        judged.setdefault(str(q), {})[str(item)] = int(rel)
+    for path in paths:
+        run: dict[str, dict[str, float]] = {}
+        for q, item, score in pg.read_trec_run(path).select("query", "item", "score").iter_rows():
+            run.setdefault(str(q), {})[str(item)] = float(score)
+        ndcg = pytrec_eval.RelevanceEvaluator(judged, {"ndcg_cut_10"}).evaluate(run)
+        ap2 = pytrec_eval.RelevanceEvaluator(judged, {"map"}, relevance_level=2).evaluate(run)
+        ours = per_query.filter(pl.col("system") == path.parent.name)
+        assert ours.height == len(judged) == 43
+        for q, ndcg10, ap in ours.select("query", measures[0], measures[1]).iter_rows():
+            assert ndcg10 == pytest.approx(ndcg[str(q)]["ndcg_cut_10"], abs=1e-12)
+            assert ap == pytest.approx(ap2[str(q)]["map"], abs=1e-12)
+    summary = body_rows(page_of(tmp_path), "summary-table")
+    assert [attrs["data-system"] for attrs, _ in summary][0] == "BM25"
 
 
 # --------------------------------------------------------------------------- rendering
