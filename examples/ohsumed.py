@@ -32,8 +32,11 @@ Variant
     rescaled per query) but shrinks the virtual users' labels to 0..1.
 Ties
     Several features are constant within a query (5, 21, 22 everywhere) and the others tie
-    a lot. The library's default applies: scores compared as float32, ties broken by item
-    id descending (here docid descending), as trec_eval does. The tie counts are printed.
+    a lot. The figures use the library's default: scores compared as float32, ties broken
+    by item id descending (here docid descending), as trec_eval does. The tie counts are
+    printed, and at the end every figure's graded measures are evaluated again with
+    ``ties="average"`` (the expected value over every order of the tied rows) beside them,
+    with a figure of their differences (``ties_trec_eval_vs_average.png``).
 
 Run::
 
@@ -49,11 +52,14 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import polars as pl
 
 import polars_graded as pg
+
+if TYPE_CHECKING:
+    from polars_graded.ranking import TiePolicy
 
 PROG = "ohsumed.py"
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "letor3-ohsumed"
@@ -80,8 +86,17 @@ PLOTS_HINT = (
 )
 TIES_NOTE = (
     "Ties: scores are compared as float32 and tied rows are ordered by docid descending "
-    "(the library's default, as trec_eval); the same for every strategy and figure."
+    "(the library's default, as trec_eval); the same for every strategy and figure. The "
+    "last section evaluates the graded measures again with ties='average'."
 )
+TIES_AVERAGE_NOTE = (
+    "The same table under ties='trec_eval' (docid descending, the figures above) and "
+    "ties='average' (the exact expected value over every order of each group of tied rows, "
+    "McSherry & Najork 2008: what a random tie-breaking gives on average); "
+    "Δ = trec_eval - average is how much the tie-breaking rule alone moves the mean. "
+    "tied_share: rows whose float32 score another row of the query has."
+)
+TIES_FIGURE = "ties_trec_eval_vs_average.png"
 DATA_NOTE = (
     "The paper used the 25-feature LETOR 2.0 OHSUMED release, which we do not have; these are "
     "LETOR 3.0's 45 features (1 = TF and 9 = TF-IDF of the title as in the paper; the other "
@@ -268,7 +283,11 @@ def measures(thresholds: Sequence[float]) -> list[pg.Measure]:
 
 
 def evaluate_strategies(
-    long: pl.DataFrame, *, relevance: str = "expert", thresholds: Sequence[float] = (1, 2)
+    long: pl.DataFrame,
+    *,
+    relevance: str = "expert",
+    thresholds: Sequence[float] = (1, 2),
+    ties: TiePolicy = "trec_eval",
 ) -> pl.DataFrame:
     """Means over queries of every plotted measure, per strategy, in one library call.
 
@@ -280,6 +299,8 @@ def evaluate_strategies(
         The labels: ``"expert"``, ``"virtual_tf"`` or ``"virtual_tfidf"``.
     thresholds
         Relevance thresholds of the MAP columns.
+    ties
+        The tie policy (default ``"trec_eval"``: docid descending within a tie).
 
     Returns
     -------
@@ -291,7 +312,13 @@ def evaluate_strategies(
     wanted = measures(thresholds)
     names = {str(m): map_column(t) for m, t in zip(wanted, thresholds, strict=False)}
     table = long.graded.summary(
-        wanted, query="qid", item="docid", score="score", relevance=relevance, by="strategy"
+        wanted,
+        query="qid",
+        item="docid",
+        score="score",
+        relevance=relevance,
+        by="strategy",
+        ties=ties,
     )
     return table.rename(names).sort("strategy")
 
@@ -541,6 +568,101 @@ def cross_figure_agreement(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+# --------------------------------------------------------------------------- ties
+
+
+def tie_comparison(trec: pl.DataFrame, average: pl.DataFrame, ties: pl.DataFrame) -> pl.DataFrame:
+    """Per strategy: its tied share and each graded measure under both tie policies.
+
+    Parameters
+    ----------
+    trec, average
+        Tables from :func:`evaluate_strategies` with ``ties="trec_eval"`` and
+        ``ties="average"`` (the same labels), each with the :data:`GRADED` columns.
+    ties
+        The table from :func:`tie_report`.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``strategy``, ``tied_share``, then for each graded measure ``m``: ``m trec_eval``,
+        ``m average`` and ``m Δ`` (trec_eval - average), sorted by strategy.
+    """
+    joined = trec.select("strategy", *GRADED).join(
+        average.select("strategy", *GRADED), on="strategy", suffix=" average"
+    )
+    joined = joined.join(ties.select("strategy", "tied_share"), on="strategy")
+    columns = [
+        column
+        for m in GRADED
+        for column in (
+            pl.col(m).alias(f"{m} trec_eval"),
+            pl.col(f"{m} average"),
+            (pl.col(m) - pl.col(f"{m} average")).alias(f"{m} Δ"),
+        )
+    ]
+    return joined.select("strategy", "tied_share", *columns).sort("strategy")
+
+
+def tie_sentences(comparison: pl.DataFrame, ties: pl.DataFrame, queries: int) -> list[str]:
+    """Statements on what the tie policy changes in one figure, from its numbers.
+
+    Parameters
+    ----------
+    comparison
+        From :func:`tie_comparison`.
+    ties
+        From :func:`tie_report` (which strategies are constant in every query).
+    queries
+        The number of queries.
+
+    Returns
+    -------
+    list of str
+    """
+    constant = ties.filter(pl.col("constant_queries") == queries)["strategy"].to_list()
+    lines = []
+    names = ", ".join(LABELS[m] for m in GRADED)
+    if constant:
+        rows = comparison.filter(pl.col("strategy").is_in(constant))
+        first = rows.row(0, named=True)
+        trec = ", ".join(f"{first[f'{m} trec_eval']:.4f}" for m in GRADED)
+        average = ", ".join(f"{first[f'{m} average']:.4f}" for m in GRADED)
+        change = ", ".join(f"{first[f'{m} Δ']:+.4f}" for m in GRADED)
+        same = all(
+            rows[f"{m} {p}"].n_unique() == 1 for m in GRADED for p in ("trec_eval", "average")
+        )
+        lines.append(
+            f"Strategies {', '.join(map(str, constant))} are constant in every query (every "
+            f"row tied){' and score alike under each policy' if same else ''}: "
+            f"{names} = {trec} in docid order (trec_eval), {average} on average over "
+            f"every order, i.e. for a random ranking (Δ {change})"
+        )
+    others = comparison.filter(~pl.col("strategy").is_in(constant))
+    moves = others.unpivot(
+        on=[f"{m} Δ" for m in GRADED], index=["strategy", "tied_share"], variable_name="measure"
+    )
+    if moves.height:
+        top = moves.sort(pl.col("value").abs(), "strategy", descending=[True, False]).row(
+            0, named=True
+        )
+        measure = LABELS[top["measure"].removesuffix(" Δ")]
+        lines.append(
+            f"Among the other strategies the largest move is strategy {top['strategy']} "
+            f"({FEATURES.get(top['strategy'], '?')}, {top['tied_share']:.1%} of rows tied) on "
+            f"{measure}: Δ = {top['value']:+.4f}"
+        )
+    swaps = {
+        m: rank_agreement(comparison, f"{m} trec_eval", f"{m} average")["swapped"] for m in GRADED
+    }
+    if any(swaps.values()):
+        counted = "; ".join(f"{LABELS[m]}: {n} pair(s)" for m, n in swaps.items() if n)
+        lines.append(f"Strategy pairs ordered oppositely by the two policies: {counted}")
+    else:
+        lines.append(f"{names} order the strategies the same way under both policies")
+    return lines
+
+
 # --------------------------------------------------------------------------- output
 
 
@@ -695,6 +817,80 @@ def plot(table: pl.DataFrame, figure: Figure, path: Path) -> Path:
     return path
 
 
+def plot_ties(comparisons: dict[str, pl.DataFrame], chosen: Sequence[Figure], path: Path) -> Path:
+    """One panel per figure: per strategy, Δ = trec_eval - average of each graded measure
+    as bars (what the tie-breaking rule alone does to the mean), with the strategy's tied
+    share under its name; write a PNG.
+
+    Parameters
+    ----------
+    comparisons
+        ``{figure key: table from tie_comparison}``.
+    chosen
+        The figures, in panel order.
+    path
+        Where to write the PNG.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
+    plt = pyplot()
+    fig, panels = plt.subplots(
+        len(chosen), 1, figsize=(11, 2.9 * len(chosen)), sharey=True, layout="constrained",
+        squeeze=False,
+    )  # fmt: skip
+    colours = {"mu_ap": "C3", "mean_ndcg": "C2", "mean_ndcng": "C4"}
+    width = 0.8 / len(colours)
+    for ax, figure in zip(panels[:, 0], chosen, strict=True):
+        table = comparisons[figure.key]
+        for i, (column, colour) in enumerate(colours.items()):
+            x = [s + (i - 1) * width for s in range(table.height)]
+            ax.bar(x, table[f"{column} Δ"], width=width, color=colour, label=LABELS[column])
+        ax.axhline(0, color="#222222", lw=0.7)
+        labels = [
+            f"{tick_label(s)}\n{share:.1%} tied"
+            for s, share in table.select("strategy", "tied_share").iter_rows()
+        ]
+        ax.set_xticks(range(table.height), labels, fontsize=7)
+        ax.set_ylabel("trec_eval - average", fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_title(f"{figure.key}: {figure.title}", fontsize=10, loc="left")
+    panels[0, 0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    fig.suptitle(
+        "What the tie-breaking rule alone does to each mean: ties='trec_eval' (docid "
+        "descending) minus ties='average' (expected value over every order of the tied rows)",
+        fontsize=9,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def report_ties(
+    long: pl.DataFrame, tables: dict[str, pl.DataFrame], chosen: Sequence[Figure]
+) -> dict[str, pl.DataFrame]:
+    """Evaluate each figure's graded measures under ``ties="average"`` and print them beside
+    the ``"trec_eval"`` ones (``tables``); return the comparisons by figure key."""
+    ties = tie_report(long)
+    queries = long["qid"].n_unique()
+    print("\n=== Ties: the same table under ties='trec_eval' and ties='average' ===")
+    print(TIES_AVERAGE_NOTE)
+    comparisons = {}
+    for figure in chosen:
+        average = evaluate_strategies(
+            long, relevance=figure.relevance, thresholds=(), ties="average"
+        )
+        comparisons[figure.key] = tie_comparison(tables[figure.key], average, ties)
+        print(f"{figure.key}: {figure.title}")
+        show(with_names(comparisons[figure.key]))
+        for line in tie_sentences(comparisons[figure.key], ties, queries):
+            print(f"- {line}")
+    return comparisons
+
+
 # --------------------------------------------------------------------------- command line
 
 
@@ -745,12 +941,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     show(with_names(tie_report(long)))
     print(ZERO_NOTE)
     tables = {}
-    for figure in figures(long):
+    chosen = figures(long)
+    for figure in chosen:
         tables[figure.key] = report_figure(long, figure)
         if not args.no_plots:
             print(f"figure: {plot(tables[figure.key], figure, args.out / figure.filename)}")
     print("\n=== Do the experts and the virtual users order the strategies alike? ===")
     show(cross_figure_agreement(tables))
+    comparisons = report_ties(long, tables, chosen)
+    if not args.no_plots:
+        print(f"figure: {plot_ties(comparisons, chosen, args.out / TIES_FIGURE)}")
     return 0
 
 

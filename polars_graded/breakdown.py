@@ -16,7 +16,7 @@ import polars as pl
 
 from polars_graded import plan
 from polars_graded.measures import AP, MuAP
-from polars_graded.ranking import Columns, as_by
+from polars_graded.ranking import Columns, TiePolicy, as_by
 from polars_graded.validate import check_schema
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -38,6 +38,7 @@ def per_threshold(
     score: str = "score",
     relevance: str = "relevance",
     ranked: bool = False,
+    ties: TiePolicy = "trec_eval",
 ) -> FrameT:
     """MAP at each relevance level of the table, its weight in µMAP, and µMAP, per ``by`` group.
 
@@ -67,6 +68,9 @@ def per_threshold(
     ranked
         ``True`` when the rows are already in ranked order (as for
         :meth:`~polars_graded.namespace.GradedNamespace.evaluate`): the sort is skipped.
+    ties
+        The tie policy, as for ``evaluate`` (see
+        :class:`~polars_graded.namespace.ColumnOptions`).
 
     Returns
     -------
@@ -105,7 +109,13 @@ def per_threshold(
     └───────────┴────────┴──────────┴──────────┘
     """
     cols = Columns(
-        query=query, item=item, score=score, relevance=relevance, by=as_by(by), ranked=ranked
+        query=query,
+        item=item,
+        score=score,
+        relevance=relevance,
+        by=as_by(by),
+        ranked=ranked,
+        ties=ties,
     )
     if isinstance(lf_or_df, pl.DataFrame):
         return _per_threshold(lf_or_df.lazy(), cols)

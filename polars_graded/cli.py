@@ -25,6 +25,7 @@ import polars_graded
 from polars_graded import artificial, partitioned, plan, report
 from polars_graded.errors import GradedError
 from polars_graded.measures.grammar import split_top_level
+from polars_graded.ranking import TIE_POLICIES
 
 PROG = "polars-graded"
 DEFAULT_MEASURES: tuple[str, ...] = ("mu_ap", "ndcg@10", "ndcng@10", "ap", "p@10", "rr")
@@ -179,10 +180,25 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
             "descending, ties by item descending): skip the sort; rows out of order are an error"
         ),
     )
+    add_ties_option(sub)
     sub.add_argument(
         "-q", "--quiet", action="store_true", help="no progress bar on partitioned evaluations"
     )
     sub.set_defaults(handler=run_evaluate)
+
+
+def add_ties_option(sub: argparse.ArgumentParser) -> None:
+    """``--ties``: how rows with equal scores are ordered, or averaged over."""
+    sub.add_argument(
+        "--ties",
+        choices=TIE_POLICIES,
+        default="trec_eval",
+        help=(
+            "rows with equal scores: by item descending (trec_eval, the default), in the "
+            "table's order (input), the higher / lower label first (optimistic / "
+            "pessimistic), or the expected value over every order of the tied rows (average)"
+        ),
+    )
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
@@ -195,7 +211,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if count is None:
         # The partitions' engine: splitting the table never changes a bit of the output.
         per_query = frame.graded.evaluate(
-            measures, **columns, by=by or None, ranked=args.ranked
+            measures, **columns, by=by or None, ranked=args.ranked, ties=args.ties
         ).collect(engine=partitioned.ENGINE)
     else:
         per_query = partitioned.evaluate_parquet(
@@ -206,6 +222,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             **columns,
             by=by or None,
             ranked=args.ranked,
+            ties=args.ties,
         )
     if output is not None:
         write_table(per_query, output)
@@ -635,6 +652,7 @@ def _add_report(commands: argparse._SubParsersAction) -> None:
         metavar="MEASURE",
         help="measures of the per-query difference plots, or 'all' (default: the first measure)",
     )
+    add_ties_option(sub)
     sub.set_defaults(handler=run_report)
 
 
@@ -663,6 +681,7 @@ def run_report(args: argparse.Namespace) -> int:
         title=args.title,
         differences="all" if differences == ["all"] else differences,
         source=source,
+        ties=args.ties,
     )
     print("\n".join(str(path) for path in files))
     return 0

@@ -27,24 +27,48 @@ shape: (1, 3)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypedDict, Unpack
 
 import polars as pl
 
 from polars_graded.measures import (
     AP,
     DCG,
+    ERR,
     NDCG,
     NDCNG,
+    RBP,
     RR,
+    Bpref,
+    Judged,
     MeanNDCG,
     MeanNDCNG,
     Measure,
     MuAP,
     P,
     R,
+    RBPResidual,
     RPrec,
+    Success,
 )
-from polars_graded.ranking import rank_in_group
+from polars_graded.ranking import TiePolicy, rank_in_group
+
+
+class ExprOptions(TypedDict, total=False):
+    """Keyword arguments of every expression function.
+
+    relevance, score, item
+        Column names (defaults: ``"relevance"``, ``"score"``, ``"item"``).
+    ties
+        The tie policy: ``"trec_eval"`` (default), ``"input"``, ``"optimistic"``,
+        ``"pessimistic"`` or ``"average"`` (see
+        :class:`polars_graded.namespace.ColumnOptions`).
+    """
+
+    relevance: str
+    score: str
+    item: str
+    ties: TiePolicy
 
 
 def measure_expr(
@@ -53,17 +77,18 @@ def measure_expr(
     relevance: str = "relevance",
     score: str = "score",
     item: str = "item",
+    ties: TiePolicy = "trec_eval",
 ) -> pl.Expr:
     """The expression of any measure object, named by its canonical string.
 
     Examples
     --------
     >>> import polars_graded as pg
-    >>> expr = pg.measure_expr(pg.AP(rel=2) @ 10)
+    >>> expr = pg.measure_expr(pg.AP(rel=2) @ 10, ties="average")
     >>> expr.meta.output_name()
     'ap(rel=2)@10'
     """
-    ranked = rank_in_group(relevance, score, item)
+    ranked = rank_in_group(relevance, score, item, ties)
     return measure.expr(ranked).alias(str(measure))
 
 
@@ -71,46 +96,38 @@ def ap(
     *,
     rel: float = 1,
     k: int | None = None,
-    relevance: str = "relevance",
-    score: str = "score",
-    item: str = "item",
+    **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
     """Average precision at threshold ``rel``, cutoff ``k`` (trec_eval ``map``, ``map_cut.k``)."""
-    return measure_expr(AP(rel=rel, k=k), relevance=relevance, score=score, item=item)
+    return measure_expr(AP(rel=rel, k=k), **columns)
 
 
 def mu_ap(
     *,
     levels: Sequence[float],
     k: int | None = None,
-    relevance: str = "relevance",
-    score: str = "score",
-    item: str = "item",
+    **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
     """µAP over explicit ``levels`` (``[1, 2, 3]``): ``sum d_i AP^(l_i) / sum d_i``.
 
     Each query's own levels need the whole table: use ``df.graded.mu_ap()`` for those.
     """
-    return measure_expr(MuAP(levels=levels, k=k), relevance=relevance, score=score, item=item)
+    return measure_expr(MuAP(levels=levels, k=k), **columns)
 
 
 def ndcg(
     *,
     k: int | None = None,
     gain: str | Mapping[float, float] = "exp",
-    relevance: str = "relevance",
-    score: str = "score",
-    item: str = "item",
+    **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
     """NDCG@k; gain ``"exp"``, ``"linear"`` (trec_eval ``ndcg_cut.k``) or a label -> gain map."""
-    return measure_expr(NDCG(k=k, gain=gain), relevance=relevance, score=score, item=item)  # type: ignore[arg-type]
+    return measure_expr(NDCG(k=k, gain=gain), **columns)  # type: ignore[arg-type]
 
 
-def ndcng(
-    *, k: int | None = None, relevance: str = "relevance", score: str = "score", item: str = "item"
-) -> pl.Expr:
+def ndcng(*, k: int | None = None, **columns: Unpack[ExprOptions]) -> pl.Expr:
     """NDCNG@k: NDCG with exponential gain on labels divided by the query's top label."""
-    return measure_expr(NDCNG(k=k), relevance=relevance, score=score, item=item)
+    return measure_expr(NDCNG(k=k), **columns)
 
 
 def dcg(
@@ -118,70 +135,90 @@ def dcg(
     k: int | None = None,
     gain: str | Mapping[float, float] = "exp",
     base: float = 2,
-    relevance: str = "relevance",
-    score: str = "score",
-    item: str = "item",
+    **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
     """DCG@k with log ``base``."""
-    return measure_expr(DCG(k=k, gain=gain, base=base), relevance=relevance, score=score, item=item)  # type: ignore[arg-type]
+    return measure_expr(DCG(k=k, gain=gain, base=base), **columns)  # type: ignore[arg-type]
 
 
 def precision(
     *,
     k: int | None = None,
     rel: float = 1,
-    relevance: str = "relevance",
-    score: str = "score",
-    item: str = "item",
+    **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
     """P@k (trec_eval ``P_k``); without ``k``, precision of everything retrieved."""
-    return measure_expr(P(k=k, rel=rel), relevance=relevance, score=score, item=item)
+    return measure_expr(P(k=k, rel=rel), **columns)
 
 
 def recall(
     *,
     k: int | None = None,
     rel: float = 1,
-    relevance: str = "relevance",
-    score: str = "score",
-    item: str = "item",
+    **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
     """Recall@k (trec_eval ``recall_k``)."""
-    return measure_expr(R(k=k, rel=rel), relevance=relevance, score=score, item=item)
+    return measure_expr(R(k=k, rel=rel), **columns)
 
 
-def r_precision(
-    *, rel: float = 1, relevance: str = "relevance", score: str = "score", item: str = "item"
-) -> pl.Expr:
+def r_precision(*, rel: float = 1, **columns: Unpack[ExprOptions]) -> pl.Expr:
     """R-precision (trec_eval ``Rprec``)."""
-    return measure_expr(RPrec(rel=rel), relevance=relevance, score=score, item=item)
+    return measure_expr(RPrec(rel=rel), **columns)
 
 
 def rr(
     *,
     rel: float = 1,
     k: int | None = None,
-    relevance: str = "relevance",
-    score: str = "score",
-    item: str = "item",
+    **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
     """Reciprocal rank (trec_eval ``recip_rank``)."""
-    return measure_expr(RR(rel=rel, k=k), relevance=relevance, score=score, item=item)
+    return measure_expr(RR(rel=rel, k=k), **columns)
 
 
 def mean_ndcg(
     *,
     gain: str | Mapping[float, float] = "exp",
-    relevance: str = "relevance",
-    score: str = "score",
-    item: str = "item",
+    **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
     """Mean of NDCG@1..NDCG@N (the paper's "mean NDCG")."""
-    return measure_expr(MeanNDCG(gain=gain), relevance=relevance, score=score, item=item)  # type: ignore[arg-type]
+    return measure_expr(MeanNDCG(gain=gain), **columns)  # type: ignore[arg-type]
 
 
-def mean_ndcng(
-    *, relevance: str = "relevance", score: str = "score", item: str = "item"
-) -> pl.Expr:
+def mean_ndcng(**columns: Unpack[ExprOptions]) -> pl.Expr:
     """Mean of NDCNG@1..NDCNG@N (the paper's "mean NDCNG")."""
-    return measure_expr(MeanNDCNG, relevance=relevance, score=score, item=item)
+    return measure_expr(MeanNDCNG, **columns)
+
+
+def err(*, max_rel: float = 4, k: int | None = None, **columns: Unpack[ExprOptions]) -> pl.Expr:
+    """Expected reciprocal rank@k with top grade ``max_rel`` (ir_measures ``ERR@k``)."""
+    return measure_expr(ERR(max_rel=max_rel, k=k), **columns)
+
+
+def rbp(
+    *, p: float = 0.8, rel: float = 1, k: int | None = None, **columns: Unpack[ExprOptions]
+) -> pl.Expr:
+    """Rank-biased precision with persistence ``p`` (ir_measures ``RBP(p=...)``)."""
+    return measure_expr(RBP(p=p, rel=rel, k=k), **columns)
+
+
+def rbp_residual(
+    *, p: float = 0.8, k: int | None = None, **columns: Unpack[ExprOptions]
+) -> pl.Expr:
+    """RBP's residual with persistence ``p``."""
+    return measure_expr(RBPResidual(p=p, k=k), **columns)
+
+
+def bpref(*, rel: float = 1, **columns: Unpack[ExprOptions]) -> pl.Expr:
+    """bpref (trec_eval ``bpref``)."""
+    return measure_expr(Bpref(rel=rel), **columns)
+
+
+def judged(*, k: int | None = None, **columns: Unpack[ExprOptions]) -> pl.Expr:
+    """Judged@k: the share of the top k retrieved rows that are judged."""
+    return measure_expr(Judged(k=k), **columns)
+
+
+def success(*, rel: float = 1, k: int | None = None, **columns: Unpack[ExprOptions]) -> pl.Expr:
+    """Success@k (trec_eval ``success.k``)."""
+    return measure_expr(Success(rel=rel, k=k), **columns)

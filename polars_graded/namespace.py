@@ -27,7 +27,14 @@ from polars_graded.measures import (
     RPrec,
     as_measures,
 )
-from polars_graded.ranking import Columns, as_by
+from polars_graded.measures.judgments import BinaryPreference, JudgedShare
+from polars_graded.measures.sets import SuccessAtK
+from polars_graded.measures.user_models import (
+    ExpectedReciprocalRank,
+    RankBiasedPrecision,
+    RankBiasedPrecisionResidual,
+)
+from polars_graded.ranking import Columns, TiePolicy, as_by
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 MeasureArg = Measure | str | Sequence[Measure | str]
@@ -47,6 +54,14 @@ class ColumnOptions(TypedDict, total=False):
         then score descending, ties by item descending, rows with a null score last. The
         per-query sort is skipped; rows out of that order raise an error naming a query
         and an item. Default ``False``: the rows may come in any order.
+    ties
+        How rows with equal scores (compared as float32) are ordered: ``"trec_eval"``
+        (default: item descending, as trec_eval), ``"input"`` (the rows' order in the
+        table), ``"optimistic"`` / ``"pessimistic"`` (the higher / lower label first), or
+        ``"average"``: the exact expected value of each measure over every order of each
+        group of tied rows (McSherry and Najork, ECIR 2008), in closed form. With
+        ``ranked=True``, ``"trec_eval"`` requires ties by item descending and the others
+        take tied rows in any order.
     """
 
     query: str
@@ -55,16 +70,17 @@ class ColumnOptions(TypedDict, total=False):
     relevance: str
     by: str | Sequence[str] | None
     ranked: bool
+    ties: TiePolicy
 
 
 def _columns(options: ColumnOptions) -> Columns:
     by = as_by(options.get("by"))
     rest = {k: v for k, v in options.items() if k != "by"}
-    unknown = set(rest) - {"query", "item", "score", "relevance", "ranked"}
+    unknown = set(rest) - {"query", "item", "score", "relevance", "ranked", "ties"}
     if unknown:
         msg = (
             f"unknown keyword argument(s) {sorted(unknown)}; "
-            "the table arguments are query=, item=, score=, relevance=, by=, ranked="
+            "the table arguments are query=, item=, score=, relevance=, by=, ranked=, ties="
         )
         raise TypeError(msg)
     if not isinstance(rest.get("ranked", False), bool):
@@ -145,11 +161,19 @@ class GradedNamespace(Generic[FrameT]):
         cols = _columns(columns)
         return self._finish(plan.per_query(self._frame.lazy(), as_measures(measures), cols))
 
-    def summary(self, measures: MeasureArg, **columns: Unpack[ColumnOptions]) -> FrameT:
+    def summary(
+        self,
+        measures: MeasureArg,
+        *,
+        mean: plan.MeanKind = "arithmetic",
+        **columns: Unpack[ColumnOptions],
+    ) -> FrameT:
         """Per ``by`` group, the number of queries ``num_q`` and the mean of each measure.
 
         The mean of ``mu_ap`` is µMAP. Every query of the table counts, including those with
-        no relevant row (they score 0), as trec_eval does with ``-c``.
+        no relevant row (they score 0), as trec_eval does with ``-c``. ``mean="geometric"``
+        gives trec_eval's geometric mean instead (``gm_map`` for ``ap``: values below 1e-5
+        count as 1e-5), in columns named ``gm_<measure>``.
 
         Examples
         --------
@@ -172,7 +196,7 @@ class GradedNamespace(Generic[FrameT]):
         cols = _columns(columns)
         wanted = as_measures(measures)
         values = plan.per_query(self._frame.lazy(), wanted, cols)
-        return self._finish(plan.summary(values, [str(m) for m in wanted], cols.by))
+        return self._finish(plan.summary(values, [str(m) for m in wanted], cols.by, mean))
 
     def mu_ap(
         self,
@@ -589,6 +613,249 @@ class GradedNamespace(Generic[FrameT]):
         """
         return self.evaluate(MeanNDCG(gain=gain), **columns)  # type: ignore[arg-type]
 
+    def err(
+        self, *, max_rel: float = 4, k: int | None = None, **columns: Unpack[ColumnOptions]
+    ) -> FrameT:
+        """Expected reciprocal rank (Chapelle et al. 2009); not in trec_eval.
+
+        A user goes down the ranking and stops at a row with chance
+        ``(2^rel - 1) / 2^max_rel``, scoring ``1/position`` there.
+
+        Parameters
+        ----------
+        max_rel
+            The top grade of the scale (default 4, as TREC's gdeval); labels above it
+            count as it.
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        **columns
+            Column names, ``by=``, ``ranked=`` and ``ties=``; see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.err()
+        shape: (1, 2)
+        ┌───────┬──────────┐
+        │ query ┆ err      │
+        │ ---   ┆ ---      │
+        │ i64   ┆ f64      │
+        ╞═══════╪══════════╡
+        │ 1     ┆ 0.110677 │
+        └───────┴──────────┘
+        """
+        return self.evaluate(ExpectedReciprocalRank(max_rel=max_rel, k=k), **columns)
+
+    def rbp(
+        self,
+        *,
+        p: float = 0.8,
+        rel: float = 1,
+        k: int | None = None,
+        **columns: Unpack[ColumnOptions],
+    ) -> FrameT:
+        """Rank-biased precision (Moffat and Zobel 2008): ``(1 - p) sum_i hit_i p^(i-1)``.
+
+        Parameters
+        ----------
+        p
+            Persistence, the chance of going on to the next row (0 < p < 1).
+        rel
+            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        **columns
+            Column names, ``by=``, ``ranked=`` and ``ties=``; see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.rbp()
+        shape: (1, 2)
+        ┌───────┬───────┐
+        │ query ┆ rbp   │
+        │ ---   ┆ ---   │
+        │ i64   ┆ f64   │
+        ╞═══════╪═══════╡
+        │ 1     ┆ 0.288 │
+        └───────┴───────┘
+        """
+        return self.evaluate(RankBiasedPrecision(p=p, rel=rel, k=k), **columns)
+
+    def rbp_residual(
+        self, *, p: float = 0.8, k: int | None = None, **columns: Unpack[ColumnOptions]
+    ) -> FrameT:
+        """RBP's residual: what unjudged rows and the rows beyond the ranking could still add.
+
+        Parameters
+        ----------
+        p
+            Persistence (0 < p < 1).
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        **columns
+            Column names, ``by=``, ``ranked=`` and ``ties=``; see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.rbp_residual()
+        shape: (1, 2)
+        ┌───────┬──────────────┐
+        │ query ┆ rbp_residual │
+        │ ---   ┆ ---          │
+        │ i64   ┆ f64          │
+        ╞═══════╪══════════════╡
+        │ 1     ┆ 0.512        │
+        └───────┴──────────────┘
+        """
+        return self.evaluate(RankBiasedPrecisionResidual(p=p, k=k), **columns)
+
+    def bpref(self, *, rel: float = 1, **columns: Unpack[ColumnOptions]) -> FrameT:
+        """bpref (trec_eval ``bpref``): how rarely judged non-relevant rows precede relevant ones.
+
+        Parameters
+        ----------
+        rel
+            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+        **columns
+            Column names, ``by=``, ``ranked=`` and ``ties=``; see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.bpref()
+        shape: (1, 2)
+        ┌───────┬───────┐
+        │ query ┆ bpref │
+        │ ---   ┆ ---   │
+        │ i64   ┆ f64   │
+        ╞═══════╪═══════╡
+        │ 1     ┆ 0.0   │
+        └───────┴───────┘
+        """
+        return self.evaluate(BinaryPreference(rel=rel), **columns)
+
+    def judged(self, *, k: int | None = None, **columns: Unpack[ColumnOptions]) -> FrameT:
+        """Judged@k: the share of the top ``min(k, N)`` retrieved rows that are judged.
+
+        Parameters
+        ----------
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        **columns
+            Column names, ``by=``, ``ranked=`` and ``ties=``; see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.judged(k=2)
+        shape: (1, 2)
+        ┌───────┬──────────┐
+        │ query ┆ judged@2 │
+        │ ---   ┆ ---      │
+        │ i64   ┆ f64      │
+        ╞═══════╪══════════╡
+        │ 1     ┆ 1.0      │
+        └───────┴──────────┘
+        """
+        return self.evaluate(JudgedShare(k=k), **columns)
+
+    def success(
+        self, *, rel: float = 1, k: int | None = None, **columns: Unpack[ColumnOptions]
+    ) -> FrameT:
+        """Success@k (trec_eval ``success.k``): 1 when a relevant row is in the top ``k``, else 0.
+
+        Parameters
+        ----------
+        rel
+            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+        k
+            Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
+        **columns
+            Column names, ``by=``, ``ranked=`` and ``ties=``; see :class:`ColumnOptions`.
+
+        Returns
+        -------
+        DataFrame or LazyFrame
+            The same kind as the frame: one row per ``by + [query]``, sorted, with one Float64
+            column named by the measure's canonical string.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import polars_graded
+        >>> df = pl.DataFrame({
+        ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+        ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+        ... })
+        >>> df.graded.success(k=1)
+        shape: (1, 2)
+        ┌───────┬───────────┐
+        │ query ┆ success@1 │
+        │ ---   ┆ ---       │
+        │ i64   ┆ f64       │
+        ╞═══════╪═══════════╡
+        │ 1     ┆ 0.0       │
+        └───────┴───────────┘
+        """
+        return self.evaluate(SuccessAtK(rel=rel, k=k), **columns)
+
     def mean_ndcng(self, **columns: Unpack[ColumnOptions]) -> FrameT:
         """Mean of NDCNG@1..NDCNG@N per query (the paper's "mean NDCNG").
 
@@ -641,6 +908,7 @@ class GradedNamespace(Generic[FrameT]):
         score: str = "score",
         relevance: str = "relevance",
         ranked: bool = False,
+        ties: TiePolicy = "trec_eval",
     ) -> pl.DataFrame:
         """Evaluate ``measures`` per query and compare every system with a baseline.
 
@@ -659,8 +927,8 @@ class GradedNamespace(Generic[FrameT]):
             See :func:`polars_graded.compare.compare`.
         query, item, score, relevance
             Column names.
-        ranked
-            ``True`` when the rows are already in ranked order; see :class:`ColumnOptions`.
+        ranked, ties
+            Input in ranked order, and the tie policy; see :class:`ColumnOptions`.
 
         Returns
         -------
@@ -703,7 +971,13 @@ class GradedNamespace(Generic[FrameT]):
             )
             raise InvalidValueError(msg)
         cols = Columns(
-            query=query, item=item, score=score, relevance=relevance, by=systems, ranked=ranked
+            query=query,
+            item=item,
+            score=score,
+            relevance=relevance,
+            by=systems,
+            ranked=ranked,
+            ties=ties,
         )
         wanted = as_measures(measures)
         engine = "in-memory" if isinstance(self._frame, pl.DataFrame) else "auto"
@@ -733,7 +1007,8 @@ class GradedNamespace(Generic[FrameT]):
         ----------
         **columns
             ``query=``, ``item=``, ``score=``, ``relevance=`` (column names), ``by=`` (extra
-            key columns such as ``"system"``) and ``ranked=``; see :class:`ColumnOptions`.
+            key columns such as ``"system"``), ``ranked=`` and ``ties=``; see
+            :class:`ColumnOptions`.
 
         Returns
         -------
@@ -770,6 +1045,7 @@ class GradedNamespace(Generic[FrameT]):
             score=cols.score,
             relevance=cols.relevance,
             ranked=cols.ranked,
+            ties=cols.ties,
         )
 
 

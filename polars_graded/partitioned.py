@@ -151,11 +151,13 @@ def summary_parquet(
     memory_budget: str | int | None = None,
     partitions: int | None = None,
     progress: bool = False,
+    mean: plan.MeanKind = "arithmetic",
     **columns: Unpack[ColumnOptions],
 ) -> pl.DataFrame:
     """``num_q`` and the mean of each measure per ``by`` group, for Parquet larger than memory.
 
-    Takes the arguments of :func:`evaluate_parquet`; the result equals
+    Takes the arguments of :func:`evaluate_parquet` and ``mean=`` (``"geometric"`` for
+    trec_eval's geometric mean, see ``df.graded.summary``); the result equals
     ``pl.scan_parquet(source).graded.summary(measures, ...)`` collected with
     ``engine="in-memory"``.
 
@@ -182,7 +184,7 @@ def summary_parquet(
     wanted = as_measures(measures)
     count = _partition_count(source, wanted, cols, memory_budget, partitions)
     values = _evaluate_in_partitions(source, wanted, cols, count, progress)
-    return plan.summary(values.lazy(), [str(m) for m in wanted], cols.by).collect()
+    return plan.summary(values.lazy(), [str(m) for m in wanted], cols.by, mean).collect()
 
 
 # --------------------------------------------------------------------------- partitions

@@ -10,18 +10,21 @@ input rules and sort the per-query result by its keys.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import polars as pl
 
+from polars_graded.errors import InvalidValueError
 from polars_graded.measures import Measure
 from polars_graded.ranking import (
     POSITION,
-    PRE_RANKED,
     RANKING_ID,
+    TIE_START,
     Columns,
     explode_ranked,
     mark_ranked_order,
     number_rankings,
+    pre_ranked,
     ranked_lists,
 )
 from polars_graded.validate import (
@@ -33,6 +36,9 @@ from polars_graded.validate import (
 )
 
 SUMMARY_COUNT = "num_q"
+GEOMETRIC_FLOOR = 1e-5
+"""trec_eval's ``MIN_GEO_MEAN``: the geometric mean counts smaller values (and 0) as this."""
+MeanKind = Literal["arithmetic", "geometric"]
 
 
 def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.LazyFrame:
@@ -53,7 +59,7 @@ def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.La
 
     result = numbered.select(RANKING_ID, *keys, *(c.meta.output_name() for c in checks))
     result = result.join(any_bad_row(lf), how="cross", maintain_order="left")
-    for part in _one_pass_values(ranked, measures):
+    for part in _one_pass_values(ranked, measures, cols):
         result = result.join(part, on=RANKING_ID, how="left", maintain_order="left")
     for measure in measures:
         if measure.needs_frame():
@@ -70,12 +76,18 @@ def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.La
     )
 
 
-def _one_pass_values(ranked: pl.LazyFrame, measures: list[Measure]) -> list[pl.LazyFrame]:
+def _one_pass_values(
+    ranked: pl.LazyFrame, measures: list[Measure], cols: Columns
+) -> list[pl.LazyFrame]:
     """Per-ranking values of the measures that are one aggregation, in one or two passes.
 
     Measures that read only the top of each list (``ndcg@10``, ``p@10``) are aggregated
-    over the rows within their deepest cutoff, which is a small share of a long ranking.
+    over the rows within their deepest cutoff, which is a small share of a long ranking
+    (with ``ties="average"``, over whole tie groups: a group crossing the cutoff counts
+    with all its rows).
     """
+    r = pre_ranked(cols)
+    top_rows = TIE_START if r.averages_ties else POSITION
     in_one_pass = [m for m in measures if not m.needs_frame()]
     depths = [m.depth() for m in in_one_pass]
     shallow = [m for m, d in zip(in_one_pass, depths, strict=True) if d is not None]
@@ -83,20 +95,31 @@ def _one_pass_values(ranked: pl.LazyFrame, measures: list[Measure]) -> list[pl.L
     passes = []
     if shallow:
         deepest = max(d for d in depths if d is not None)
-        passes.append((ranked.filter(pl.col(POSITION) <= deepest), shallow))
+        passes.append((ranked.filter(pl.col(top_rows) <= deepest), shallow))
     if deep:
         passes.append((ranked, deep))
     return [
-        rows.group_by(RANKING_ID).agg(m.expr(PRE_RANKED).alias(str(m)) for m in group)
+        rows.group_by(RANKING_ID).agg(m.expr(r).alias(str(m)) for m in group)
         for rows, group in passes
     ]
 
 
 def summary(
-    per_query_values: pl.LazyFrame, names: Sequence[str], by: Sequence[str]
+    per_query_values: pl.LazyFrame,
+    names: Sequence[str],
+    by: Sequence[str],
+    mean: MeanKind = "arithmetic",
 ) -> pl.LazyFrame:
-    """Per ``by`` group (one row without): the number of queries and the mean of ``names``."""
-    means = [pl.len().alias(SUMMARY_COUNT), *(_ordered_mean(name) for name in names)]
+    """Per ``by`` group (one row without): the number of queries and the mean of ``names``.
+
+    ``mean="geometric"`` gives trec_eval's geometric mean (``gm_map`` for ``ap``): values
+    below :data:`GEOMETRIC_FLOOR` count as it, and the columns are named ``gm_<measure>``.
+    """
+    if mean not in ("arithmetic", "geometric"):
+        msg = f"mean= must be 'arithmetic' or 'geometric', got {mean!r}"
+        raise InvalidValueError(msg)
+    average = _ordered_mean if mean == "arithmetic" else _ordered_geometric_mean
+    means = [pl.len().alias(SUMMARY_COUNT), *(average(name) for name in names)]
     if not by:
         return per_query_values.select(means)
     return per_query_values.group_by(list(by)).agg(means).sort(list(by))
@@ -108,3 +131,9 @@ def _ordered_mean(name: str) -> pl.Expr:
     A plain ``mean()`` may add partial sums in whatever order the engine's threads finish.
     """
     return (pl.col(name).cum_sum().last() / pl.col(name).count()).alias(name)
+
+
+def _ordered_geometric_mean(name: str) -> pl.Expr:
+    """trec_eval's geometric mean: ``exp(mean(log(max(value, 1e-5))))``, in query order."""
+    logs = pl.col(name).clip(lower_bound=GEOMETRIC_FLOOR).log()
+    return (logs.cum_sum().last() / pl.col(name).count()).exp().alias(f"gm_{name}")

@@ -19,9 +19,12 @@ bundles exist:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal, get_args
 
 import polars as pl
+
+from polars_graded.errors import InvalidValueError
 
 RANKED_REL = "__pg_rel"
 IDEAL_REL = "__pg_ideal"
@@ -31,6 +34,19 @@ RANKING_ID = "__pg_ranking"
 TOP_LABEL = "__pg_top"
 IN_ORDER = "__pg_in_order"
 RUN = "__pg_run"
+TIE_START = "__pg_tie_start"
+TIE_END = "__pg_tie_end"
+
+TiePolicy = Literal["trec_eval", "input", "optimistic", "pessimistic", "average"]
+TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
+
+
+def check_ties(ties: object) -> TiePolicy:
+    """The tie policy, or an :class:`~polars_graded.InvalidValueError` listing the choices."""
+    if ties not in TIE_POLICIES:
+        msg = f"ties= must be one of {', '.join(map(repr, TIE_POLICIES))}; got {ties!r}"
+        raise InvalidValueError(msg)
+    return ties  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,11 @@ class Columns:
     by: tuple[str, ...] = ()
     ranked: bool = False
     """The rows are already in ranked order: no sort (see :func:`mark_ranked_order`)."""
+    ties: TiePolicy = "trec_eval"
+    """How rows with equal scores are ordered, or averaged over (see :func:`ranking_order`)."""
+
+    def __post_init__(self) -> None:
+        check_ties(self.ties)
 
     @property
     def keys(self) -> list[str]:
@@ -81,6 +102,10 @@ class Ranked:
         1-based position of each row of :attr:`rel` (and of :attr:`ideal`).
     top
         The query's top label, ``max(ideal)``: a scalar or repeated on every row.
+    tie_start, tie_end
+        With ``ties="average"`` only: the positions of the first and last row of each row's
+        group of tied scores. Measures then return their expected value over every order
+        of each group (see :mod:`polars_graded.measures.tie_average`).
     """
 
     rel: pl.Expr
@@ -88,13 +113,20 @@ class Ranked:
     n_retrieved: pl.Expr
     position: pl.Expr
     top: pl.Expr
+    tie_start: pl.Expr | None = None
+    tie_end: pl.Expr | None = None
+
+    @property
+    def averages_ties(self) -> bool:
+        """True when measures are averaged over the orders of tied rows."""
+        return self.tie_start is not None
 
     def in_list(self, k: int | pl.Expr | None) -> pl.Expr:
         """True for the rows of :attr:`rel` that are retrieved and within cutoff ``k``."""
         retrieved = self.position <= self.n_retrieved
         return retrieved if k is None else retrieved & (self.position <= k)
 
-    def hits(self, rel: float) -> pl.Expr:
+    def hits(self, rel: float | pl.Expr) -> pl.Expr:
         """True where the ranked row is relevant at threshold ``rel`` (null counts as not)."""
         return (self.rel >= rel).fill_null(False)
 
@@ -102,29 +134,113 @@ class Ranked:
         """``R^t``: judged rows of the query with relevance >= ``rel``, retrieved or not."""
         return (self.ideal >= rel).fill_null(False).sum()
 
+    def tie_size(self) -> pl.Expr:
+        """Rows in each row's tie group (only with :attr:`averages_ties`)."""
+        return self.tie_end - self.tie_start + 1  # type: ignore[operator]
 
-def ranking_order(score: str, item: str) -> tuple[list[pl.Expr], list[bool]]:
-    """Sort keys (and their directions) that put a query's rows in ranked order."""
-    return [pl.col(score).cast(pl.Float32), pl.col(item)], [True, True]
+    def tie_mean(self, values: pl.Expr) -> pl.Expr:
+        """The mean of ``values`` over each row's tie group: its expected value at that
+        position over the orders of the group. ``values`` itself without tie averaging,
+        and on untied rows (so that a table without ties gives the same bits)."""
+        if not self.averages_ties:
+            return values
+        values = values.cast(pl.Float64)
+        through = values.cum_sum()
+        group_sum = through.gather(self.tie_end - 1) - (through - values).gather(
+            self.tie_start - 1  # type: ignore[operator]
+        )
+        size = self.tie_size()
+        return pl.when(size == 1).then(values).otherwise(group_sum / size)
 
 
-def rank_in_group(relevance: str = "relevance", score: str = "score", item: str = "item") -> Ranked:
+@dataclass(frozen=True)
+class SortKeys:
+    """Arguments of the ``sort_by`` that puts a query's rows in ranked order."""
+
+    keys: list[pl.Expr]
+    descending: list[bool]
+    nulls_last: list[bool]
+    maintain_order: bool = False
+
+
+def ranking_order(
+    score: str, item: str, relevance: str = "relevance", ties: TiePolicy = "trec_eval"
+) -> SortKeys:
+    """Sort keys that put a query's rows in ranked order under a tie policy.
+
+    Score descending (as float32), null scores last; within a tie: item descending
+    (``"trec_eval"``, also the order ``"average"`` works on), the rows' own order
+    (``"input"``), the higher label first (``"optimistic"``) or the lower label first, an
+    unjudged row before any label (``"pessimistic"``), then item descending.
+    """
+    score_key = pl.col(score).cast(pl.Float32)
+    if ties == "input":
+        return SortKeys([score_key], [True], [True], maintain_order=True)
+    if ties in ("optimistic", "pessimistic"):
+        label = pl.col(relevance).cast(pl.Float64)
+        best_first = ties == "optimistic"
+        return SortKeys(
+            [score_key, label, pl.col(item)],
+            [True, best_first, True],
+            [True, best_first, True],
+        )
+    return SortKeys([score_key, pl.col(item)], [True, True], [True, True])
+
+
+def _sorted(expr: pl.Expr, order: SortKeys) -> pl.Expr:
+    # Groups are already sorted in parallel; a multithreaded sort inside each only adds overhead.
+    return expr.sort_by(
+        order.keys,
+        descending=order.descending,
+        nulls_last=order.nulls_last,
+        multithreaded=False,
+        maintain_order=order.maintain_order,
+    )
+
+
+def tie_bounds(ranked_scores: pl.Expr, position: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """Positions of the first and last row of each row's group of equal scores.
+
+    ``ranked_scores`` are the scores (as float32) in ranked order; the unretrieved rows
+    (null scores) at the end form one group of their own, which no measure reads.
+    """
+    last = position == pl.len()
+    starts = (position == 1) | ranked_scores.ne_missing(ranked_scores.shift(1))
+    ends = last | ranked_scores.ne_missing(ranked_scores.shift(-1))
+    start = pl.when(starts).then(position).forward_fill()
+    end = pl.when(ends).then(position).backward_fill()
+    return start, end
+
+
+def rank_in_group(
+    relevance: str = "relevance",
+    score: str = "score",
+    item: str = "item",
+    ties: TiePolicy = "trec_eval",
+) -> Ranked:
     """A :class:`Ranked` bundle that sorts inside the group, for standalone expressions.
 
     Parameters
     ----------
     relevance, score, item
         Column names.
+    ties
+        The tie policy (see :func:`ranking_order`).
     """
-    keys, descending = ranking_order(score, item)
+    order = ranking_order(score, item, relevance, check_ties(ties))
     rel = pl.col(relevance).cast(pl.Float64)
-    # Groups are already sorted in parallel; a multithreaded sort inside each only adds overhead.
+    position = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
+    tie_start = tie_end = None
+    if ties == "average":
+        tie_start, tie_end = tie_bounds(_sorted(pl.col(score).cast(pl.Float32), order), position)
     return Ranked(
-        rel=rel.sort_by(keys, descending=descending, nulls_last=True, multithreaded=False),
+        rel=_sorted(rel, order),
         ideal=rel.sort(descending=True, nulls_last=True),
         n_retrieved=pl.col(score).count(),
-        position=pl.int_range(1, pl.len() + 1, dtype=pl.Int64),
+        position=position,
         top=rel.max(),
+        tie_start=tie_start,
+        tie_end=tie_end,
     )
 
 
@@ -137,34 +253,56 @@ PRE_RANKED = Ranked(
 )
 """The :class:`Ranked` bundle over the columns of :func:`explode_ranked`."""
 
+PRE_RANKED_TIES_AVERAGED = replace(PRE_RANKED, tie_start=pl.col(TIE_START), tie_end=pl.col(TIE_END))
+""":data:`PRE_RANKED` with the tie groups of ``ties="average"``."""
+
+
+def pre_ranked(cols: Columns) -> Ranked:
+    """The :class:`Ranked` bundle over the exploded table of this evaluation."""
+    return PRE_RANKED_TIES_AVERAGED if cols.ties == "average" else PRE_RANKED
+
+
+def skips_sort(cols: Columns) -> bool:
+    """Input in ranked order needs no sort, unless the tie policy reorders ties by label."""
+    return cols.ranked and cols.ties not in ("optimistic", "pessimistic")
+
 
 def ranked_lists(cols: Columns) -> list[pl.Expr]:
     """Per-query aggregations holding the query's ranking as lists (see :func:`explode_ranked`)."""
-    own = rank_in_group(cols.relevance, cols.score, cols.item)
+    own = rank_in_group(cols.relevance, cols.score, cols.item, cols.ties)
     # Input in ranked order keeps its row order: group_by keeps the order within groups.
-    rel = pl.col(cols.relevance).cast(pl.Float64) if cols.ranked else own.rel
-    return [
+    rel = pl.col(cols.relevance).cast(pl.Float64) if skips_sort(cols) else own.rel
+    lists = [
         rel.alias(RANKED_REL),
         own.ideal.alias(IDEAL_REL),
         own.n_retrieved.alias(N_RETRIEVED),
         own.position.alias(POSITION),
         own.top.alias(TOP_LABEL),
     ]
+    if cols.ties == "average":
+        scores = pl.col(cols.score).cast(pl.Float32)
+        if not skips_sort(cols):
+            scores = _sorted(scores, ranking_order(cols.score, cols.item, cols.relevance))
+        start, end = tie_bounds(scores, own.position)
+        lists += [start.alias(TIE_START), end.alias(TIE_END)]
+    return lists
 
 
 def mark_ranked_order(lf: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     """Flag, for input said to be in ranked order, the rows where it is not.
 
     Adds :data:`IN_ORDER`, true when the next row belongs to another ranking or comes after
-    this one in ranked order (score descending as float32, ties by item descending,
-    unretrieved rows last), and :data:`RUN`, a number that changes wherever the keys
-    change, so that a ranking split into several runs shows. One pass, no sort.
+    this one in ranked order (score descending as float32, unretrieved rows last; with
+    ``ties="trec_eval"`` ties by item descending), and :data:`RUN`, a number that changes
+    wherever the keys change, so that a ranking split into several runs shows. One pass,
+    no sort.
     """
     same_next = pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(-1)) for k in cols.keys)
     new_run = ~pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(1)) for k in cols.keys)
     score, item = pl.col(cols.score).cast(pl.Float32), pl.col(cols.item)
     next_score, next_item = score.shift(-1), item.shift(-1)
-    before_next = (score > next_score) | ((score == next_score) & (item > next_item))
+    tie_in_order = item > next_item if cols.ties == "trec_eval" else pl.lit(value=True)
+    before_next = (score > next_score) | ((score == next_score) & tie_in_order)
     in_order = (
         ~same_next
         | next_score.is_null()
@@ -188,6 +326,7 @@ def explode_ranked(numbered: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     The rows of each ranking stay contiguous and in ranked order, and Polars keeps the order
     of rows within a group, so a later ``group_by(RANKING_ID)`` sees each ranking in order.
     """
+    ties = [TIE_START, TIE_END] if cols.ties == "average" else []
     return numbered.select(
-        RANKING_ID, *cols.by, RANKED_REL, IDEAL_REL, N_RETRIEVED, POSITION, TOP_LABEL
-    ).explode([RANKED_REL, IDEAL_REL, POSITION])
+        RANKING_ID, *cols.by, RANKED_REL, IDEAL_REL, N_RETRIEVED, POSITION, TOP_LABEL, *ties
+    ).explode([RANKED_REL, IDEAL_REL, POSITION, *ties])

@@ -2,9 +2,10 @@
 
 :func:`build_report` evaluates a long table with a system column (TREC runs and qrels are
 joined into one by :func:`trec_table`), compares every system with a baseline
-(:func:`polars_graded.compare.compare`), breaks µMAP down by relevance threshold
-(:func:`polars_graded.breakdown.per_threshold`) and writes ``report.html`` (figures
-embedded as PNG data URIs, CSS inline, no script, no link out), ``report.md`` and
+(:func:`polars_graded.compare.compare`) and breaks µMAP down by relevance threshold
+(:func:`polars_graded.breakdown.per_threshold`), all under one tie policy (``ties=``); it
+states how much tied scores move each mean (:func:`tie_effects`) and writes ``report.html``
+(figures embedded as PNG data URIs, CSS inline, no script, no link out), ``report.md`` and
 ``per_query.parquet`` into one directory. :func:`compute_report` returns the content as a
 :class:`Report` for a notebook, and :func:`to_html` / :func:`to_markdown` render it. The
 figures (:mod:`polars_graded.report_charts`) need matplotlib, the tests scipy:
@@ -16,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import importlib.util
+import itertools
 import os
 import platform
 import re
@@ -30,6 +32,7 @@ import polars_graded
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.io import QueriesMode, join_run_qrels, read_trec_qrels, read_trec_run
 from polars_graded.measures import as_measures
+from polars_graded.ranking import TiePolicy, check_ties
 
 Missing = Literal["zero", "common"]
 DEFAULT_MEASURES: tuple[str, ...] = ("mu_ap", "ap", "ndcg@10", "ndcng@10", "p@10", "rr")
@@ -63,6 +66,7 @@ class Settings:
     seed: int = 0
     title: str = "Evaluation report"
     differences: tuple[str, ...] = ()
+    ties: TiePolicy = "trec_eval"
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,8 @@ class Report:
     :func:`~polars_graded.compare.compare`, its key column named ``system``. ``thresholds``: of
     :func:`~polars_graded.breakdown.per_threshold` by system. ``order``: the systems as the
     tables and charts list them, the baseline first, then by the first measure's mean.
-    ``system`` and ``query`` name the key columns of ``per_query``.
+    ``ties``: per system (in ``order``) and measure, what the tie policy changes (see
+    :func:`tie_effects`). ``system`` and ``query`` name the key columns of ``per_query``.
     """
 
     settings: Settings
@@ -111,6 +116,7 @@ class Report:
     thresholds: pl.DataFrame
     description: Description
     order: tuple[str, ...]
+    ties: pl.DataFrame
     system: str = "system"
     query: str = "query"
     source: str = ""
@@ -254,6 +260,7 @@ def compute_report(
     item: str = "item",
     score: str = "score",
     relevance: str = "relevance",
+    ties: TiePolicy = "trec_eval",
     baseline: str | None = None,
     missing: Missing = "zero",
     trials: int = 10_000,
@@ -275,6 +282,11 @@ def compute_report(
         Measure names (default :data:`DEFAULT_MEASURES`).
     system, query, item, score, relevance
         Column names.
+    ties
+        The tie policy of every number (default ``"trec_eval"``: ties by item id
+        descending), as for :meth:`~polars_graded.namespace.GradedNamespace.evaluate`; the
+        section "Tied scores" sets it beside ``"average"`` (or ``"average"`` beside
+        ``"trec_eval"``), see :func:`tie_effects`.
     baseline
         The system every other is compared with (default: the first in sorted order).
     missing
@@ -312,13 +324,15 @@ def compute_report(
     from polars_graded.breakdown import per_threshold
     from polars_graded.compare import compare
 
+    ties = check_ties(ties)
     lf = table.lazy()
     if system not in lf.collect_schema():
         msg = f"the table has no system column {system!r}; name it with system= (--system)"
         raise MissingColumnError(msg)
     names = tuple(str(m) for m in as_measures(measures or list(DEFAULT_MEASURES)))
     columns = {"query": query, "item": item, "score": score, "relevance": relevance}
-    per_query = lf.graded.evaluate(list(names), by=system, **columns).collect(engine=_ENGINE)
+    per_query = lf.graded.evaluate(list(names), by=system, ties=ties, **columns)
+    per_query = per_query.collect(engine=_ENGINE)
     keyed = per_query.with_columns(pl.col(system).cast(pl.String))
     settings = Settings(
         measures=names,
@@ -331,6 +345,7 @@ def compute_report(
         seed=seed,
         title=title,
         differences=_differences(differences, names),
+        ties=ties,
     )
     comparison = compare(
         keyed,
@@ -346,14 +361,16 @@ def compute_report(
         seed=seed,
     )
     comparison = comparison.rename({system: "system"})  # the key is ``system`` in the report
-    thresholds = per_threshold(lf, by=system, **columns).lazy().collect()
+    thresholds = per_threshold(lf, by=system, ties=ties, **columns).lazy().collect()
+    order = _order(comparison, settings)
     return Report(
         settings=settings,
         per_query=per_query,
         comparison=comparison,
         thresholds=thresholds.with_columns(pl.col(system).cast(pl.String)),
         description=describe(lf, system=system, **columns),
-        order=_order(comparison, settings),
+        order=order,
+        ties=tie_effects(lf, per_query, settings, order, system=system, **columns),
         system=system,
         query=query,
         source=source,
@@ -391,6 +408,172 @@ def _order(comparison: pl.DataFrame, settings: Settings) -> tuple[str, ...]:
     first = comparison.filter(pl.col("measure") == settings.measures[0])
     ranked = first.sort(["mean", "system"], descending=[True, False])["system"].cast(pl.String)
     return (settings.baseline, *(s for s in ranked if s != settings.baseline))
+
+
+# --------------------------------------------------------------------------- ties
+
+_TIE_SIZE = "__pg_tie_size"
+
+
+def tie_rule(ties: TiePolicy) -> TiePolicy:
+    """The tie-breaking rule a report sets beside ``"average"``: its own policy, or
+    ``"trec_eval"`` when the report itself averages over ties.
+
+    Examples
+    --------
+    >>> tie_rule("optimistic"), tie_rule("average")
+    ('optimistic', 'trec_eval')
+    """
+    return "trec_eval" if ties == "average" else ties
+
+
+def count_ties(
+    table: pl.DataFrame | pl.LazyFrame,
+    *,
+    system: str = "system",
+    query: str = "query",
+    score: str = "score",
+) -> pl.DataFrame:
+    """Per system: its ``retrieved`` rows and the ``tied`` ones among them.
+
+    A retrieved row (score not null) is tied when its score, as a 32-bit float (the
+    precision every tie policy compares), equals another retrieved row's in the same query.
+    ``tied_share`` = ``tied / retrieved``; a system without retrieved rows has no row.
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({
+    ...     "system": ["a"] * 4 + ["b"] * 2, "query": [1, 1, 1, 2, 1, 1],
+    ...     "score": [1.0, 1.0, 0.5, 1.0, 2.0, None],
+    ... })
+    >>> count_ties(df).rows()
+    [('a', 4, 2, 0.5), ('b', 1, 0, 0.0)]
+    """
+    lf = table.lazy().filter(pl.col(score).is_not_null())
+    size = pl.len().over(system, query, pl.col(score).cast(pl.Float32))
+    counts = (
+        lf.with_columns(size.alias(_TIE_SIZE))
+        .group_by(system)
+        .agg(
+            retrieved=pl.len().cast(pl.Int64),
+            tied=(pl.col(_TIE_SIZE) > 1).sum().cast(pl.Int64),
+        )
+    )
+    return (
+        counts.select(
+            pl.col(system).cast(pl.String).alias("system"),
+            "retrieved",
+            "tied",
+            tied_share=pl.col("tied") / pl.col("retrieved"),
+        )
+        .sort("system")
+        .collect()
+    )
+
+
+def tie_effects(
+    table: pl.DataFrame | pl.LazyFrame,
+    per_query: pl.DataFrame,
+    settings: Settings,
+    order: Sequence[str],
+    *,
+    system: str = "system",
+    query: str = "query",
+    item: str = "item",
+    score: str = "score",
+    relevance: str = "relevance",
+) -> pl.DataFrame:
+    """Per system and measure, the mean under the report's tie rule and under ``"average"``.
+
+    The rule is :func:`tie_rule` of ``settings.ties``: the report's own policy, or
+    ``"trec_eval"`` when the report uses ``"average"``. ``per_query`` holds the values under
+    ``settings.ties``; the other policy is evaluated on the systems that have tied rows only
+    (without ties every policy gives the same bits). Means follow ``settings.missing`` as
+    the summary's do (:func:`~polars_graded.compare.compare`).
+
+    Returns
+    -------
+    pl.DataFrame
+        One row per system (in ``order``) and measure (in ``settings.measures``):
+        ``system``, ``retrieved``, ``tied``, ``tied_share`` (see :func:`count_ties`),
+        ``measure``, then the mean under the rule in a column named after it (e.g.
+        ``trec_eval``), the mean under ``average``, and ``diff`` = rule − average: how far
+        the tie-breaking rule alone moves the mean from its expected value over random
+        orders of the tied rows.
+    """
+    lf = table.lazy()
+    columns = {"query": query, "item": item, "score": score, "relevance": relevance}
+    counts = count_ties(lf, system=system, query=query, score=score)
+    measures = list(settings.measures)
+    rule = tie_rule(settings.ties)
+    other: TiePolicy = "average" if settings.ties != "average" else rule
+    keyed = per_query.with_columns(pl.col(system).cast(pl.String))
+    tied = counts.filter(pl.col("tied") > 0)["system"].to_list()
+    redone = keyed
+    if tied:
+        subset = lf.filter(pl.col(system).cast(pl.String).is_in(tied))
+        values = subset.graded.evaluate(measures, by=system, ties=other, **columns)
+        values = values.collect(engine=_ENGINE).with_columns(pl.col(system).cast(pl.String))
+        redone = pl.concat([keyed.filter(~pl.col(system).is_in(tied)), values])
+    means = {
+        policy: _means(
+            frame, measures, system=system, query=query, order=order, missing=settings.missing
+        )
+        for policy, frame in ((settings.ties, keyed), (other, redone))
+    }
+    keys = (
+        pl.DataFrame({"system": list(order)})
+        .with_row_index("__s")
+        .join(pl.DataFrame({"measure": measures}).with_row_index("__m"), how="cross")
+    )
+    out = (
+        keys.join(counts, on="system", how="left")
+        .join(means[rule].rename({"mean": rule}), on=["system", "measure"], how="left")
+        .join(means["average"].rename({"mean": "average"}), on=["system", "measure"], how="left")
+        .sort("__s", "__m")
+    )
+    return out.select(
+        "system",
+        pl.col("retrieved", "tied").fill_null(0),
+        "tied_share",
+        "measure",
+        rule,
+        "average",
+        diff=pl.col(rule) - pl.col("average"),
+    )
+
+
+def _means(
+    per_query: pl.DataFrame,
+    measures: Sequence[str],
+    *,
+    system: str,
+    query: str,
+    order: Sequence[str],
+    missing: Missing,
+) -> pl.DataFrame:
+    """``system``, ``measure``, ``mean``: the means over the queries the comparison counts."""
+    values = per_query.select(
+        pl.col(system).alias("system"), pl.col(query).alias("query"), *measures
+    )
+    grid = _query_grid(values, order, missing)
+    means = grid.group_by("system").agg(pl.col(list(measures)).mean())
+    return means.unpivot(index="system", variable_name="measure", value_name="mean")
+
+
+def _query_grid(values: pl.DataFrame, systems: Sequence[str], missing: Missing) -> pl.DataFrame:
+    """``values`` (``system``, ``query``, value columns) on every (system, query) compared:
+    with ``missing="zero"`` each query of the data, a value a system lacks as 0; with
+    ``"common"`` only the queries every system has (as :func:`~polars_graded.compare.compare`).
+    """
+    names = pl.DataFrame({"system": list(systems)})
+    queries = values.select("query").unique()
+    if missing == "common":
+        counts = values.group_by("query").agg(n=pl.col("system").n_unique())
+        queries = counts.filter(pl.col("n") == len(systems)).select("query")
+    queries = queries.sort("query")  # one order, so that equal values give equal means
+    grid = names.join(queries, how="cross").join(values, on=["system", "query"], how="left")
+    return grid.with_columns(pl.exclude("system", "query").fill_null(0.0))
 
 
 # --------------------------------------------------------------------------- writing
@@ -453,13 +636,7 @@ def paired_differences(report: Report, measure: str) -> pl.DataFrame:
     values = report.per_query.select(
         system=pl.col(report.system).cast(pl.String), query=pl.col(report.query), value=measure
     )
-    systems = pl.DataFrame({"system": list(report.order)})
-    queries = values.select("query").unique()
-    if report.settings.missing == "common":
-        counts = values.group_by("query").agg(n=pl.col("system").n_unique())
-        queries = counts.filter(pl.col("n") == len(report.order)).select("query")
-    grid = systems.join(queries, how="cross").join(values, on=["system", "query"], how="left")
-    grid = grid.with_columns(pl.col("value").fill_null(0.0))
+    grid = _query_grid(values, report.order, report.settings.missing)
     base = grid.filter(pl.col("system") == report.settings.baseline).select("query", base="value")
     others = grid.filter(pl.col("system") != report.settings.baseline).join(base, on="query")
     return others.select("system", "query", diff=pl.col("value") - pl.col("base"))
@@ -474,6 +651,20 @@ def fmt(value: float | None) -> str:
     ('0.3333', '–')
     """
     return "–" if value is None else f"{value:.{DECIMALS}f}"
+
+
+def fmt_diff(value: float | None) -> str:
+    """A signed difference as the tie table shows it; unsigned when it rounds to zero.
+
+    Examples
+    --------
+    >>> fmt_diff(0.01234), fmt_diff(-0.0012), fmt_diff(-2e-7), fmt_diff(None)
+    ('+0.0123', '−0.0012', '0.0000', '–')
+    """
+    if value is None:
+        return "–"
+    text = f"{value:+.{DECIMALS}f}"
+    return fmt(0.0) if float(text) == 0 else text.replace("-", "−")
 
 
 def fmt_p(value: float | None) -> str:
@@ -522,9 +713,9 @@ def conventions(report: Report) -> list[tuple[str, str]]:
     }[s.missing]
     return [
         ("Ranking", "each query's retrieved rows (score not null) by score, highest first, "
-         "compared as 32-bit floats as trec_eval does; ties by item id descending "
-         f"(trec_eval's order), ids compared {'numerically' if numeric else 'as text'} "
-         f"({d.item_type})."),
+         f"compared as 32-bit floats as trec_eval does; {_tie_convention(s.ties)}"
+         + (f", ids compared {'numerically' if numeric else 'as text'} ({d.item_type})"
+            if s.ties in ("trec_eval", "optimistic", "pessimistic") else "") + "."),
         ("Labels", "relevance ≤ 0 and unjudged rows (relevance null) are not relevant; judged "
          "rows a system did not retrieve count in R and in the ideal ranking. AP, P, RR: "
          "relevant means label ≥ 1 unless the measure names rel=t."),
@@ -542,6 +733,83 @@ def conventions(report: Report) -> list[tuple[str, str]]:
          f"{s.confidence:.0%} intervals ({s.bootstrap:,} resamples, seed {s.seed})."),
         ("Version", report.versions),
     ]  # fmt: skip
+
+
+_TIE_RULES = {
+    "trec_eval": "ties by item id descending, as trec_eval",
+    "input": "ties in the table's row order",
+    "optimistic": "the higher label first within a tie",
+    "pessimistic": "the lower label first within a tie",
+}
+
+
+def _tie_convention(ties: TiePolicy) -> str:
+    """The Ranking convention's words on tied scores under ``ties``."""
+    return {
+        "trec_eval": "ties by item id descending (trec_eval's order; ties=trec_eval)",
+        "input": "ties in the table's row order (ties=input)",
+        "optimistic": "within a tie the higher label first, an unjudged row counting as the "
+        "lowest, then item id descending (ties=optimistic)",
+        "pessimistic": "within a tie the lower label first, an unjudged row counting as the "
+        "lowest, then item id descending (ties=pessimistic)",
+        "average": "tied rows are not put in an order: each measure is its exact expected "
+        "value over every order of each group of tied rows (ties=average, McSherry & "
+        "Najork 2008)",
+    }[ties]
+
+
+def tie_lines(report: Report) -> list[str]:
+    """What the "Tied scores" section says: one line when nothing ties, else what the
+    table's numbers mean and where the ties are."""
+    t, s = report.ties, report.settings
+    if int(t["tied"].sum()) == 0:
+        return [
+            "No ties: no two retrieved rows of a query have the same score (as 32-bit "
+            "floats), so every tie policy gives these numbers."
+        ]
+    rule = tie_rule(s.ties)
+    used = {rule: "", "average": ""} | {s.ties: "; this report's policy"}
+    lines = [
+        "Tied share: the retrieved rows whose score (as a 32-bit float) equals another "
+        f"retrieved row's in the same query. Per measure, the mean under ties={rule} "
+        f"({_TIE_RULES[rule]}{used[rule]}), under ties=average (the "
+        "expected value over uniformly random orders of each group of tied rows, McSherry "
+        f"& Najork 2008{used['average']}) and Δ = {rule} − average: how much the "
+        "tie-breaking rule alone moves the mean."
+    ]
+    systems = t.unique("system", maintain_order=True).filter(pl.col("tied") > 0)
+    systems = systems.sort("tied_share", "system", descending=[True, False]).head(3)
+    most = ", ".join(f"{n} ({v:.1%})" for n, v in systems.select("system", "tied_share").rows())
+    widest = t.sort(pl.col("diff").abs(), "system", descending=[True, False]).row(0, named=True)
+    moved = (
+        f"Largest move: {widest['system']} on {widest['measure']}, Δ = {fmt_diff(widest['diff'])}."
+        if widest["diff"]
+        else "No mean changes: the rule and the average agree on every measure."
+    )
+    lines.append(f"Most ties: {most}. {moved} {_order_changes(t, s.measures, rule)}")
+    return lines
+
+
+def _order_changes(ties: pl.DataFrame, measures: Sequence[str], rule: str) -> str:
+    """A sentence on the pairs of systems whose means are in opposite orders under the
+    rule and under average (differences within 1e-12 count as equal)."""
+    changes = []
+    for m in measures:
+        rows = ties.filter(pl.col("measure") == m).select("system", rule, "average").rows()
+        swapped = [
+            f"{a} and {b}"
+            for (a, a_rule, a_avg), (b, b_rule, b_avg) in itertools.combinations(rows, 2)
+            if min(abs(a_rule - b_rule), abs(a_avg - b_avg)) > 1e-12
+            and (a_rule > b_rule) != (a_avg > b_avg)
+        ]
+        if swapped:
+            more = f" and {len(swapped) - 3} more pairs" if len(swapped) > 3 else ""
+            changes.append(f"{m} ({', '.join(swapped[:3])}{more})")
+    if not changes:
+        return f"Ranked by mean, the systems keep their order under {rule} and average."
+    return (
+        f"Ranked by mean, systems swap places between {rule} and average on {'; '.join(changes)}."
+    )
 
 
 def _comparison_rows(report: Report) -> dict[tuple[str, str], dict[str, object]]:
@@ -598,7 +866,7 @@ def _cell_text(column: str, value: object) -> str:
         return f"{value:,}"
     if isinstance(value, str):
         return value
-    if column == "unjudged_share":
+    if column.endswith("_share"):
         return "–" if value is None else f"{value:.1%}"  # type: ignore[str-format]
     return fmt_p(value) if column.startswith("p_") else fmt(value)  # type: ignore[arg-type]
 
@@ -620,10 +888,55 @@ def to_markdown(report: Report) -> str:
     lines += [_md_row(r) for r in table]
     lines += ["", legend(report), "", "## MAP per relevance threshold", ""]
     lines += _md_frame(threshold_table(report))
+    lines += ["", "## Tied scores", "", *_md_ties(report)]
     lines += ["", "## Data", "", *(f"- {line}" for line in _describe_lines(report))]
     lines += ["", "## Conventions", "", *(f"- **{k}**: {v}" for k, v in conventions(report))]
     lines += ["", f"Charts and every test's result: {FILES[0]}; per-query values: {FILES[2]}.", ""]
     return "\n".join(lines)
+
+
+def _md_ties(report: Report) -> list[str]:
+    """The tie lines, then (if anything ties) one row per system: tied share and, per
+    measure, the mean under the rule, under average, and Δ."""
+    lines = tie_lines(report)
+    if len(lines) == 1:
+        return lines
+    s = report.settings
+    rule = tie_rule(s.ties)
+    out = [lines[0], ""]
+    for first, last in _tie_chunks(len(s.measures)):
+        head = ["system", "tied share"]
+        head += [f"{m} {p}" for m in s.measures[first:last] for p in (rule, "average", "Δ")]
+        out += [_md_row(head), _md_row(["---", *["--:"] * (len(head) - 1)])]
+        for name, rows in _tie_rows(report):
+            cells = [name, _cell_text("tied_share", rows[0]["tied_share"])]
+            for row in rows[first:last]:
+                cells += [fmt(row[rule]), fmt(row["average"]), fmt_diff(row["diff"])]  # type: ignore[arg-type]
+            out.append(_md_row(cells))
+        out.append("")
+    return out + lines[1:]
+
+
+def _tie_chunks(count: int, most: int = 3) -> list[tuple[int, int]]:
+    """``count`` measures as (first, last) slices of at most ``most``, as even as can be:
+    three columns per measure, so that a table fits the page's width.
+
+    Examples
+    --------
+    >>> _tie_chunks(6), _tie_chunks(4), _tie_chunks(2)
+    ([(0, 3), (3, 6)], [(0, 2), (2, 4)], [(0, 2)])
+    """
+    parts = -(-count // most)
+    bounds = [round(i * count / parts) for i in range(parts + 1)]
+    return list(itertools.pairwise(bounds))
+
+
+def _tie_rows(report: Report) -> list[tuple[str, list[dict[str, object]]]]:
+    """Per system in report order, its rows of ``report.ties`` in measure order."""
+    rows: dict[str, list[dict[str, object]]] = {}
+    for row in report.ties.iter_rows(named=True):
+        rows.setdefault(row["system"], []).append(row)
+    return [(name, rows[name]) for name in report.order]
 
 
 def _md_row(cells: Sequence[str]) -> str:
@@ -668,6 +981,9 @@ dd{margin:0}
 table.compact{font-size:12.5px}
 table.compact th,table.compact td{padding:3px 7px}
 tr.group th{background:#fff;border-bottom:1px solid #999;padding-top:14px;font-size:14px}
+tr.span th{background:#fff;border-bottom:1px solid #bbb;text-align:center;padding-top:12px}
+tr.head th{border-bottom:2px solid #999;background:#f4f4f4}
+th.start,td.start,tr.head th:nth-child(3n){border-left:1px solid #ddd}
 """
 
 _SECTIONS = {
@@ -676,6 +992,7 @@ _SECTIONS = {
     "thresholds": "AP per relevance threshold",
     "differences": "Per-query differences",
     "details": "Tests",
+    "ties": "Tied scores",
     "data": "Data",
     "conventions": "Conventions",
 }
@@ -711,6 +1028,7 @@ def to_html(report: Report) -> str:
         _html_thresholds(report),
         _html_differences(report),
         _html_tests(report),
+        _html_ties(report),
         _html_data(report),
         _section("conventions", "<dl>", *(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>"
                                           for k, v in conventions(report)), "</dl>"),
@@ -734,7 +1052,7 @@ def _table(
     table_id: str, head: Sequence[tuple[str, bool]], rows: Sequence[str], css: str = ""
 ) -> str:
     """A table; ``head`` holds (title, numeric) pairs, ``rows`` the ``<tr>`` elements."""
-    cells = "".join(f"<th{' class=num' * n}>{html.escape(t)}</th>" for t, n in head)
+    cells = _head_cells(head)
     css = f' class="{css}"' if css else ""
     return (
         f'<div class="wide"><table id="{table_id}"{css}><thead><tr>{cells}</tr></thead>\n'
@@ -742,11 +1060,19 @@ def _table(
     )
 
 
-def _td(column: str, value: object, extra: str = "") -> str:
-    """A number with its exact value in ``data-value`` (``repr``)."""
+def _head_cells(head: Sequence[tuple[str, bool]]) -> str:
+    return "".join(f"<th{' class=num' * n}>{html.escape(t)}</th>" for t, n in head)
+
+
+def _td(column: str, value: object, extra: str = "", text: str | None = None, css: str = "") -> str:
+    """A number with its exact value in ``data-value`` (``repr``); ``text`` replaces the
+    shown text, ``css`` adds classes."""
     data = "" if value is None else f' data-value="{value!r}"'
-    text = html.escape(_cell_text(column, value))
-    return f'<td class="num" data-col="{html.escape(column)}"{data}>{text}{extra}</td>'
+    shown = html.escape(_cell_text(column, value) if text is None else text)
+    return (
+        f'<td class="num{" " * bool(css)}{css}" data-col="{html.escape(column)}"{data}>'
+        f"{shown}{extra}</td>"
+    )
 
 
 def _mark(row: dict[str, object]) -> str:
@@ -853,6 +1179,45 @@ def _html_tests(report: Report) -> str:
         ]  # fmt: skip
     legend_ = f'<p class="legend">{html.escape(legend(report))}</p>'
     return _section("details", legend_, _table("tests-table", head, body, "compact"))
+
+
+def _html_ties(report: Report) -> str:
+    """The tie lines around one table: a block of rows per :func:`_tie_chunks` of the
+    measures, each with its own two header rows (measure, then rule / average / Δ)."""
+    lines = tie_lines(report)
+    if len(lines) == 1:
+        return _section("ties", f"<p>{html.escape(lines[0])}</p>")
+    s, esc = report.settings, html.escape
+    rule = tie_rule(s.ties)
+    parts = ((rule, rule, fmt), ("average", "average", fmt), ("diff", "Δ", fmt_diff))
+    systems = _tie_rows(report)
+    blocks = []
+    for first, last in _tie_chunks(len(s.measures)):
+        measures = s.measures[first:last]
+        spans = "".join(f'<th colspan="3" class="start">{esc(m)}</th>' for m in measures)
+        head = [("system", False), ("tied share", True)]
+        head += [(label, True) for _ in measures for _, label, _ in parts]
+        rows = [
+            f'<tr class="span"><th></th><th></th>{spans}</tr>',
+            f'<tr class="head">{_head_cells(head)}</tr>',
+        ]
+        for name, mine in systems:
+            cells = _td("tied_share", mine[0]["tied_share"])
+            for row in mine[first:last]:
+                cells += "".join(
+                    _td(f"{row['measure']} {label}", row[key], text=show(row[key]),  # type: ignore[arg-type]
+                        css="start" if key == rule else "")
+                    for key, label, show in parts
+                )  # fmt: skip
+            rows.append(_tr(name, s.baseline, cells))
+        blocks.append("<tbody>\n" + "\n".join(rows) + "\n</tbody>")
+    table = (
+        '<div class="wide"><table id="ties-table" class="compact">\n'
+        + "\n".join(blocks)
+        + "</table></div>"
+    )
+    legend_ = [f'<p class="legend">{esc(line)}</p>' for line in lines]
+    return _section("ties", legend_[0], table, *legend_[1:])
 
 
 def _html_data(report: Report) -> str:

@@ -117,7 +117,8 @@ _RULES = (
 )
 _RANKED_RULE = (
     "ranked=True: the rows of each query must be contiguous and in ranked order "
-    "({score!r} descending, ties by {item!r} descending, null scores last); "
+    "({score!r} descending, null scores last, and with ties='trec_eval' ties by {item!r} "
+    "descending); "
     "leave ranked=False to have them sorted"
 )
 BAD_ROW = f"{_CHECK_PREFIX}row"

@@ -236,6 +236,68 @@ def test_levels_report_counts_distinct_positive_labels(long: pl.DataFrame) -> No
     assert report["levels_in_table"] == 2
 
 
+# --------------------------------------------------------------------------- tie policies
+
+
+@pytest.fixture(scope="module")
+def averaged(long: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """Every figure's graded measures under ties="average"."""
+    return {
+        figure.key: ohsumed.evaluate_strategies(
+            long, relevance=figure.relevance, thresholds=(), ties="average"
+        )
+        for figure in ohsumed.figures(long)
+    }
+
+
+@needs_data
+@pytest.mark.parametrize("strategy", [5, 21, 22])
+def test_average_moves_the_constant_strategies_and_equals_evaluate(
+    long: pl.DataFrame,
+    tables: dict[str, pl.DataFrame],
+    averaged: dict[str, pl.DataFrame],
+    strategy: int,
+) -> None:
+    rows = long.filter(pl.col("strategy") == strategy)
+    assert rows.group_by("qid").agg(pl.col("score").n_unique() == 1)["score"].all()
+    for column in ohsumed.GRADED:
+        docid_order = cell(tables["fig6"], strategy, column)
+        expected = cell(averaged["fig6"], strategy, column)
+        assert abs(expected - docid_order) > 1e-3
+        direct = rows.graded.evaluate(
+            [column], query="qid", item="docid", relevance="expert", ties="average"
+        )
+        assert expected == pytest.approx(direct[column].mean(), abs=1e-12)
+        trec_eval = rows.graded.evaluate([column], query="qid", item="docid", relevance="expert")
+        assert docid_order == pytest.approx(trec_eval[column].mean(), abs=1e-12)
+
+
+@needs_data
+def test_ties_among_equal_labels_change_nothing(averaged: dict[str, pl.DataFrame]) -> None:
+    """Strategy 1 ties 99.7% of its rows, but against its own values (Fig. 7) every tie
+    holds equal labels, so every order of the tied rows is perfect."""
+    for column in ohsumed.GRADED:
+        assert cell(averaged["fig7"], 1, column) == pytest.approx(1.0)
+
+
+@needs_data
+def test_tie_comparison_sets_both_policies_side_by_side(
+    long: pl.DataFrame, tables: dict[str, pl.DataFrame], averaged: dict[str, pl.DataFrame]
+) -> None:
+    ties = ohsumed.tie_report(long)
+    comparison = ohsumed.tie_comparison(tables["fig6"], averaged["fig6"], ties)
+    assert comparison["strategy"].to_list() == list(ohsumed.STRATEGIES)
+    assert comparison["tied_share"].to_list() == ties["tied_share"].to_list()
+    for column in ohsumed.GRADED:
+        assert comparison[f"{column} trec_eval"].to_list() == tables["fig6"][column].to_list()
+        assert comparison[f"{column} average"].to_list() == averaged["fig6"][column].to_list()
+        difference = comparison[f"{column} trec_eval"] - comparison[f"{column} average"]
+        assert comparison[f"{column} Δ"].to_list() == difference.to_list()
+    lines = ohsumed.tie_sentences(comparison, ties, QUERIES)
+    assert lines[0].startswith("Strategies 5, 21, 22 are constant in every query")
+    assert f"{cell(averaged['fig6'], 5, 'mu_ap'):.4f}" in lines[0]
+
+
 # --------------------------------------------------------------------------- helpers
 
 
@@ -275,7 +337,14 @@ def test_main_prints_the_tables_and_writes_valid_pngs(
     assert "docid descending" in out
     assert "LETOR 2.0" in out
     assert f"{cell(tables['fig6'], 11, 'mu_ap'):.4f}" in out
-    for name in ("fig6_expert_labels", "fig7_virtual_user_tf", "fig8_virtual_user_tfidf"):
+    ties = out[out.index("=== Ties: the same table under ties='trec_eval' and ties='average'") :]
+    averaged = ohsumed.evaluate_strategies(
+        ohsumed.long_table(ohsumed.load(queries=QUERIES)), thresholds=(), ties="average"
+    )
+    assert f"{cell(averaged, 5, 'mu_ap'):.4f}" in ties
+    assert "Strategies 5, 21, 22 are constant in every query" in ties
+    for name in ("fig6_expert_labels", "fig7_virtual_user_tf", "fig8_virtual_user_tfidf",
+                 "ties_trec_eval_vs_average"):  # fmt: skip
         path = tmp_path / f"{name}.png"
         assert path.read_bytes()[:8] == PNG_MAGIC
         height, width, _ = imread(path).shape

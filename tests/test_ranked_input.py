@@ -108,7 +108,9 @@ def test_per_threshold_and_compare_take_ranked() -> None:
         args = () if method == "per_threshold" else (["ap", "mu_ap"],)
         kwargs = {"by": "system"} if method == "per_threshold" else {"trials": 50, "bootstrap": 50}
         run = getattr(df.graded, method)
-        assert_frame_equal(run(*args, **kwargs, ranked=True), run(*args, **kwargs), check_exact=True)
+        assert_frame_equal(
+            run(*args, **kwargs, ranked=True), run(*args, **kwargs), check_exact=True
+        )
         # the order check runs on this path too: q1's tie broken by item ascending
         with pytest.raises(pg.InvalidValueError, match="ranked order"):
             getattr(df[[0, 2, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11]].graded, method)(

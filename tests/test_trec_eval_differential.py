@@ -50,9 +50,11 @@ TREC_MEASURES = {
         "recip_rank",
         "set_P",
         "set_recall",
+        "bpref",
+        "success.1,5,10",
     },
-    2: {"map", "map_cut.10", "P.5,10", "recall.10", "Rprec", "recip_rank", "set_P"},
-    3: {"map", "P.10", "Rprec", "recip_rank"},
+    2: {"map", "map_cut.10", "P.5,10", "recall.10", "Rprec", "recip_rank", "set_P", "bpref"},
+    3: {"map", "P.10", "Rprec", "recip_rank", "bpref", "success.5"},
 }
 
 

@@ -29,8 +29,9 @@ DATA = Path(__file__).resolve().parents[2] / "shared/data/trec_eval-test"
 V9 = "v9.0.8-expected"
 PRINTED = 0.5e-4 + 1e-12
 
+GEOMETRIC = {"gm_map": "ap{r}", "gm_bpref": "bpref{r}"}
 CUSTOM_NDCG = re.compile(r"ndcg_((?:-?\d+=[\d.]+,?)+)")
-CUTOFF = re.compile(r"(map_cut|P|recall|ndcg_cut)_(\d+)")
+CUTOFF = re.compile(r"(map_cut|P|recall|ndcg_cut|success)_(\d+)")
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,20 @@ def test_values_agree_with_trec_eval(case: Case, folder: str) -> None:
             wrong.append(f"{trec} {query}: trec_eval {printed}, ours {ours:.6f}")
     assert compared >= case.min_compared
     assert not wrong, f"{len(wrong)} of {compared} differ: {wrong[:10]}"
+
+
+@pytest.mark.parametrize(("case", "folder"), VERSIONS)
+def test_geometric_means_agree_with_trec_eval(case: Case, folder: str) -> None:
+    """gm_map and gm_bpref: ``summary(mean="geometric")`` of ap and bpref."""
+    expected = read_expected(DATA / folder / case.out)
+    wanted = {m: v for (m, q), v in expected.items() if q == "all" and m in GEOMETRIC}
+    if case.max_docs is not None or not wanted:
+        pytest.skip("no geometric mean in this file (or -M, which cuts AP but not bpref)")
+    r = "" if case.rel == 1 else f"(rel={case.rel})"
+    names = [GEOMETRIC[m].format(r=r) for m in wanted]
+    ours = long_table(case).graded.summary(names, mean="geometric").row(0, named=True)
+    for (trec, printed), name in zip(wanted.items(), names, strict=True):
+        assert abs(ours[f"gm_{name}"] - float(printed)) <= PRINTED, trec
 
 
 def test_ndcg_on_graded_qrels_uses_the_labels_as_gains() -> None:

@@ -14,4 +14,6 @@ TEMPLATES = {
     "recip_rank": "rr{r}",
     "set_P": "p{r}",
     "set_recall": "recall{r}",
+    "bpref": "bpref{r}",
+    "success": "success{r}@{k}",
 }

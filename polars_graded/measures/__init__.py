@@ -13,8 +13,20 @@ from polars_graded.measures.gain import (
     NormalizedDCG,
     NormalizedDCNG,
 )
+from polars_graded.measures.judgments import BinaryPreference, JudgedShare
 from polars_graded.measures.precision import AveragePrecision, MuAveragePrecision
-from polars_graded.measures.sets import Precision, Recall, ReciprocalRank, RPrecision
+from polars_graded.measures.sets import (
+    Precision,
+    Recall,
+    ReciprocalRank,
+    RPrecision,
+    SuccessAtK,
+)
+from polars_graded.measures.user_models import (
+    ExpectedReciprocalRank,
+    RankBiasedPrecision,
+    RankBiasedPrecisionResidual,
+)
 
 MuAP = MuAveragePrecision()
 AP = AveragePrecision()
@@ -27,10 +39,20 @@ RPrec = RPrecision()
 RR = ReciprocalRank()
 MeanNDCG = MeanNormalizedDCG()
 MeanNDCNG = MeanNormalizedDCNG()
+ERR = ExpectedReciprocalRank()
+RBP = RankBiasedPrecision()
+RBPResidual = RankBiasedPrecisionResidual()
+Bpref = BinaryPreference()
+Judged = JudgedShare()
+Success = SuccessAtK()
 
 MEASURES: dict[str, Measure] = {
-    m.name: m for m in (MuAP, AP, NDCG, NDCNG, DCG, P, R, RPrec, RR, MeanNDCG, MeanNDCNG)
-}
+    m.name: m
+    for m in (
+        MuAP, AP, NDCG, NDCNG, DCG, P, R, RPrec, RR, MeanNDCG, MeanNDCNG,
+        ERR, RBP, RBPResidual, Bpref, Judged, Success,
+    )
+}  # fmt: skip
 """Every measure by canonical name, with default parameters."""
 
 from polars_graded.measures.grammar import as_measures, parse_measure  # noqa: E402
@@ -38,12 +60,19 @@ from polars_graded.measures.grammar import as_measures, parse_measure  # noqa: E
 __all__ = [
     "AP",
     "DCG",
+    "ERR",
     "MEASURES",
     "NDCG",
     "NDCNG",
+    "RBP",
     "RR",
     "AveragePrecision",
+    "BPref",
+    "Bpref",
     "DiscountedCumulativeGain",
+    "ExpectedReciprocalRank",
+    "Judged",
+    "JudgedAt",
     "MeanNDCG",
     "MeanNDCNG",
     "MeanNormalizedDCG",
@@ -56,10 +85,15 @@ __all__ = [
     "P",
     "Precision",
     "R",
+    "RBPRes",
+    "RBPResidual",
     "RPrec",
     "RPrecision",
+    "RankBiasedPrecision",
     "Recall",
     "ReciprocalRank",
+    "Success",
+    "SuccessAt",
     "as_measures",
     "parse_measure",
 ]

@@ -65,7 +65,7 @@ def discount(r: Ranked, base: float = 2) -> pl.Expr:
 
 def dcg(r: Ranked, gain: Gain, k: int | None = None, base: float = 2) -> pl.Expr:
     """DCG@k of the ranked list (retrieved rows only)."""
-    return pl.when(r.in_list(k)).then(gain(r.rel) / discount(r, base)).sum()
+    return pl.when(r.in_list(k)).then(r.tie_mean(gain(r.rel)) / discount(r, base)).sum()
 
 
 def ideal_gains(r: Ranked, gain: Gain, monotone: bool) -> pl.Expr:
@@ -89,7 +89,7 @@ def ndcg(r: Ranked, gain: Gain, k: int | None = None, *, monotone: bool = True) 
 
 def mean_ndcg_over_cutoffs(r: Ranked, gain: Gain, *, monotone: bool = True) -> pl.Expr:
     """Mean of NDCG@1..NDCG@N, N = retrieved rows (Table 2's "mean" column); 0 if N = 0."""
-    running = (gain(r.rel) / discount(r)).cum_sum()
+    running = (r.tie_mean(gain(r.rel)) / discount(r)).cum_sum()
     running_ideal = (ideal_gains(r, gain, monotone) / discount(r)).cum_sum()
     at_each_cutoff = pl.when(r.in_list(None)).then(safe_ratio(running, running_ideal))
     return safe_ratio(at_each_cutoff.sum(), r.n_retrieved.first())

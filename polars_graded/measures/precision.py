@@ -21,13 +21,17 @@ from polars_graded.measures.base import (
     safe_ratio,
 )
 from polars_graded.measures.threshold_sweep import NUMERATOR, TOP, mu_ap_numerators
+from polars_graded.measures.tie_average import expected_precision_at_hits
 from polars_graded.ranking import RANKING_ID, Columns, Ranked
 
 
 def average_precision(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
     """``AP^rel@k`` of one query (trec_eval's ``map`` / ``map_cut.k`` at level ``rel``)."""
     hit = r.hits(rel)
-    precision_at_hits = pl.when(hit & r.in_list(k)).then(hit.cum_sum() / r.position)
+    if r.averages_ties:
+        precision_at_hits = expected_precision_at_hits(r, hit, k)
+    else:
+        precision_at_hits = pl.when(hit & r.in_list(k)).then(hit.cum_sum() / r.position)
     return safe_ratio(precision_at_hits.sum(), r.n_relevant(rel))
 
 
@@ -105,7 +109,7 @@ class MuAveragePrecision(Measure):
         above its top label have AP 0); only the divisor becomes the table's top label.
         """
         by = list(cols.by)
-        sums = mu_ap_numerators(ranked, self.k, by)
+        sums = mu_ap_numerators(ranked, self.k, by, averaged=cols.ties == "average")
         top = pl.col(TOP)
         if self.levels == "table":
             # The table of a `by` group is each system's slice alone (SPEC §6); with shared

@@ -11,11 +11,14 @@ from typing import ClassVar
 import polars as pl
 
 from polars_graded.measures.base import Measure, check_number, safe_ratio
+from polars_graded.measures.tie_average import expected_reciprocal_rank, first_relevant_chance
 from polars_graded.ranking import Ranked
 
 
 def relevant_retrieved(r: Ranked, rel: float, k: int | pl.Expr | None) -> pl.Expr:
     """Number of rows relevant at ``rel`` among the first ``k`` retrieved."""
+    if r.averages_ties:
+        return pl.when(r.in_list(k)).then(r.tie_mean(r.hits(rel))).sum()
     return (r.hits(rel) & r.in_list(k)).sum()
 
 
@@ -38,8 +41,17 @@ def r_precision(r: Ranked, rel: float = 1) -> pl.Expr:
 
 def reciprocal_rank(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
     """1 / position of the first relevant row within k, else 0 (trec_eval ``recip_rank``)."""
+    if r.averages_ties:
+        return expected_reciprocal_rank(r, r.hits(rel), k)
     first = pl.when(r.hits(rel) & r.in_list(k)).then(r.position).min()
     return (1.0 / first.cast(pl.Float64)).fill_null(0.0)
+
+
+def success(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
+    """1 when a relevant row is among the first k retrieved, else 0 (trec_eval ``success.k``)."""
+    if r.averages_ties:
+        return pl.when(r.in_list(k)).then(first_relevant_chance(r, r.hits(rel))).sum()
+    return (r.hits(rel) & r.in_list(k)).any().cast(pl.Float64)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -95,6 +107,19 @@ class ReciprocalRank(_ThresholdMeasure):
 
     def expr(self, r: Ranked) -> pl.Expr:
         return reciprocal_rank(r, self.rel, self.k)
+
+    def depth(self) -> int | None:
+        return self.k
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SuccessAtK(_ThresholdMeasure):
+    """Success@k: whether a relevant row is in the top k (trec_eval ``success.k``)."""
+
+    name: ClassVar[str] = "success"
+
+    def expr(self, r: Ranked) -> pl.Expr:
+        return success(r, self.rel, self.k)
 
     def depth(self) -> int | None:
         return self.k

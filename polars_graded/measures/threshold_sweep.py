@@ -22,7 +22,16 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from polars_graded.ranking import IDEAL_REL, N_RETRIEVED, POSITION, RANKED_REL, RANKING_ID
+from polars_graded.measures.tie_average import mu_ap_numerators_averaged
+from polars_graded.ranking import (
+    IDEAL_REL,
+    N_RETRIEVED,
+    POSITION,
+    RANKED_REL,
+    RANKING_ID,
+    TIE_END,
+    TIE_START,
+)
 
 NUMERATOR = "_mu_ap_numerator"
 TOP = "_top"
@@ -30,13 +39,42 @@ FEW_LEVELS = 8
 """Rankings with at most this many levels take the O(n * m) sweep, the others O(n log m)."""
 
 
-def mu_ap_numerators(ranked: pl.LazyFrame, k: int | None, by: list[str]) -> pl.LazyFrame:
+def mu_ap_numerators(
+    ranked: pl.LazyFrame, k: int | None, by: list[str], *, averaged: bool = False
+) -> pl.LazyFrame:
     """Per ranking with a relevant row: ``sum_i d_i AP^(l_i)@k`` and its top label ``_top``.
 
     ``ranked`` is the exploded ranked table of :mod:`polars_graded.ranking`; the ``by``
-    columns are carried along.
+    columns are carried along. ``averaged``: the expectation over the orders of tied rows
+    (``ties="average"``, see :mod:`polars_graded.measures.tie_average`).
     """
     levels = _levels(ranked, by)
+    sums = _averaged_where_tied(ranked, levels, k) if averaged else _swept(ranked, levels, k)
+    tops = levels.filter(pl.col("_level") == pl.col("_n_levels")).select(
+        RANKING_ID, *by, pl.col("_label").alias(TOP)
+    )
+    return tops.join(sums, on=RANKING_ID, how="left").with_columns(pl.col(NUMERATOR).fill_null(0.0))
+
+
+def _averaged_where_tied(ranked: pl.LazyFrame, levels: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
+    """Rankings with tied retrieved rows take the per-level expectation, the others the
+    sweep: the same bits as without tie averaging, and less work."""
+    retrieved = pl.col(POSITION) <= pl.col(N_RETRIEVED)
+    tied = (
+        ranked.filter(retrieved & (pl.col(TIE_END) > pl.col(TIE_START))).select(RANKING_ID).unique()
+    )
+    untied = ranked.join(tied, on=RANKING_ID, how="anti", maintain_order="left")
+    tied_rows = ranked.join(tied, on=RANKING_ID, how="semi", maintain_order="left")
+    return pl.concat([_swept(untied, levels, k), _averaged(tied_rows, levels, k)])
+
+
+def _averaged(ranked: pl.LazyFrame, levels: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
+    sums = mu_ap_numerators_averaged(ranked, levels, k)
+    return sums.select(pl.col(RANKING_ID).cast(pl.UInt32), pl.col("_numerator").alias(NUMERATOR))
+
+
+def _swept(ranked: pl.LazyFrame, levels: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
+    """The sums of the module docstring for every ranking (rows in ranked order)."""
     # Filtering keeps the ranked order (ranking, then position) that the sweep needs.
     retrieved = ranked.filter(
         (pl.col(RANKED_REL) > 0) & (pl.col(POSITION) <= pl.col(N_RETRIEVED))
@@ -47,18 +85,15 @@ def mu_ap_numerators(ranked: pl.LazyFrame, k: int | None, by: list[str]) -> pl.L
         how="left",
         maintain_order="left",
     )
-    sums = weighted.map_batches(
+    return weighted.map_batches(
         lambda frame: _numerators(frame, k),
         schema=pl.Schema({RANKING_ID: pl.UInt32, NUMERATOR: pl.Float64}),
     )
-    tops = levels.filter(pl.col("_level") == pl.col("_n_levels")).select(
-        RANKING_ID, *by, pl.col("_label").alias(TOP)
-    )
-    return tops.join(sums, on=RANKING_ID, how="left").with_columns(pl.col(NUMERATOR).fill_null(0.0))
 
 
 def _levels(ranked: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
-    """Per (ranking, level): ``_label``, ``_level`` (1..m, ascending), ``_w = W(label)``, m.
+    """Per (ranking, level): ``_label``, ``_level`` (1..m, ascending), ``_w = W(label)``, m,
+    the distance ``_d`` to the level below and ``_at_or_above`` (``R^l``).
 
     The ideal column holds each ranking's judged labels sorted descending, so its runs of
     equal positive labels are the levels from the top down, and the position of a run's
@@ -75,6 +110,7 @@ def _levels(ranked: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
     n_levels = pl.len().over(RANKING_ID).cast(pl.Int64)
     return run_ends.with_columns(
         _w=((label - below) / pl.col("_at_or_above")).cum_sum(reverse=True).over(RANKING_ID),
+        _d=label - below,
         _level=n_levels - pl.int_range(pl.len()).over(RANKING_ID),
         _n_levels=n_levels,
     )

@@ -1,0 +1,649 @@
+"""``ties=``: how rows with equal (float32) scores are ordered, or averaged over.
+
+``"trec_eval"`` (the default) breaks a tie by item descending, ``"input"`` keeps the table's
+row order, ``"optimistic"`` / ``"pessimistic"`` put the higher / lower label first (null
+last / first), and ``"average"`` is the exact expected value over every ordering of every tie
+group (McSherry and Najork, ECIR 2008). The brute force of tests/ties_reference.py
+enumerates those orderings with ``itertools.permutations``; a second, independent route
+rewrites the item ids so that the default item-descending tie order is the intended one.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, find, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+import polars_graded as pg
+from polars_graded.cli import main
+from polars_graded.measures import MEASURES as LIBRARY_MEASURES
+
+try:  # tests/ as a package or as a rootdir on sys.path
+    import tests.ties_reference as ref
+    from tests.reference import RefQuery, load
+    from tests.ties_reference import POLICIES, policy_values
+except ImportError:
+    import ties_reference as ref
+    from reference import RefQuery, load
+    from ties_reference import POLICIES, policy_values
+
+
+def base_name(measure: str) -> str:
+    """``"ap(rel=2)@3"`` -> ``"ap"``."""
+    return measure.split("(", maxsplit=1)[0].split("@", maxsplit=1)[0]
+
+
+# every measure of the reference that the library has (see test_every_measure_is_covered)
+MEASURES = [m for m in ref.MEASURES if base_name(m) in LIBRARY_MEASURES]
+MONOTONE = [m for m in ref.MONOTONE if m in MEASURES]
+ANTITONE = [m for m in ref.ANTITONE if m in MEASURES]
+TOL = 1e-12
+SETTINGS = settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+FEWER = settings(SETTINGS, max_examples=15)
+
+# few distinct scores: heavy ties; 2.0 + 1e-9 equals 2.0 as float32 (SPEC §2), so it ties too
+TIED_SCORES = st.sampled_from([1.0, 2.0, 2.0, 2.0 + 1e-9, 3.0])
+INT_LABELS = st.sampled_from([-2, 0, 0, 1, 1, 2, 3])
+HALF_LABELS = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 1.5, 2.5])
+
+
+# --- tables -------------------------------------------------------------------------------
+
+
+@st.composite
+def tied_tables(
+    draw: st.DrawFn, *, max_items: int = 8, tied: bool = True
+) -> tuple[pl.DataFrame, list[str]]:
+    """A long table with heavy score ties and its ``by`` columns (``["system"]`` or none).
+
+    The systems mostly share the judgments of a query (SPEC §1), so that the table levels
+    of ``mu_ap(levels=table)`` differ between by groups only sometimes; some labels are
+    null (retrieved but unjudged), some negative; some judged rows have a null score (not
+    retrieved); some queries have no relevant row. The rows come in a random order (which
+    ``"input"`` sees). With ``tied=False`` the scores of each (system, query) are
+    distinct, also as float32.
+    """
+    n_systems = draw(st.integers(1, 2))
+    by = ["system"] if n_systems > 1 or draw(st.booleans()) else []
+    shared = draw(st.integers(0, 3)) > 0  # mostly, the systems share the judgments
+    labels = draw(st.sampled_from([INT_LABELS, HALF_LABELS]))
+    float_labels = labels is HALF_LABELS
+    string_items = draw(st.booleans())
+    queries = draw(st.lists(st.integers(0, 50), min_size=1, max_size=3, unique=True))
+    rows = []
+    for q in queries:
+        items = draw(st.lists(st.integers(0, 30), min_size=1, max_size=max_items, unique=True))
+        no_relevant = draw(st.integers(0, 5)) == 0
+
+        def judge(items: list[int] = items, no_relevant: bool = no_relevant) -> list:
+            judgments = []
+            for _ in items:
+                label = None if draw(st.integers(0, 4)) == 0 else draw(labels)
+                if no_relevant and label is not None:
+                    label = min(label, 0)
+                judgments.append(label)
+            return judgments
+
+        common = judge()
+        for s in range(n_systems):
+            judgments = common if shared else judge()
+            distinct = draw(st.permutations(range(len(items))))
+            for i, (it, label) in enumerate(zip(items, judgments, strict=True)):
+                if label is not None and draw(st.integers(0, 4)) == 0:
+                    score = None  # judged, not retrieved
+                elif tied:
+                    score = draw(TIED_SCORES)
+                else:
+                    score = float(distinct[i])
+                rows.append((s, q, f"d{it:02d}" if string_items else it, score, label))
+    order = draw(st.permutations(range(len(rows))))
+    rows = [rows[i] for i in order]
+    df = pl.DataFrame(
+        rows,
+        schema={
+            "system": pl.Int64,
+            "query": pl.Int64,
+            "item": pl.String if string_items else pl.Int64,
+            "score": pl.Float64,
+            "relevance": pl.Float64 if float_labels else pl.Int64,
+        },
+        orient="row",
+    )
+    return (df, by) if by else (df.drop("system"), by)
+
+
+def test_tied_tables_cover_the_cases() -> None:
+    """The strategy really draws what its docstring promises."""
+    keys = ["system", "query"]
+
+    def per_query(table: tuple) -> pl.DataFrame:
+        df, by = table
+        df = df if by else df.with_columns(system=pl.lit(0))
+        return df.group_by(keys).agg(
+            top=pl.col("relevance").max(),
+            biggest_tie=pl.col("score")
+            .cast(pl.Float32)
+            .drop_nulls()
+            .value_counts()
+            .struct[1]
+            .max(),
+            f32_tie=pl.col("score").drop_nulls().n_unique()
+            > pl.col("score").cast(pl.Float32).drop_nulls().n_unique(),
+            unretrieved=pl.col("score").null_count(),
+            unjudged=pl.col("relevance").null_count(),
+            negative=(pl.col("relevance") < 0).sum(),
+        )
+
+    cases = {
+        "two systems": lambda t: t[0]["system"].n_unique() == 2 if t[1] else False,
+        "a tie of 4": lambda t: (per_query(t)["biggest_tie"] >= 4).any(),
+        "a float32-only tie": lambda t: per_query(t)["f32_tie"].any(),
+        "unretrieved rows": lambda t: (per_query(t)["unretrieved"] > 0).any(),
+        "unjudged rows": lambda t: (per_query(t)["unjudged"] > 0).any(),
+        "negative labels": lambda t: (per_query(t)["negative"] > 0).any(),
+        "no relevant row": lambda t: (per_query(t)["top"].fill_null(0) <= 0).any(),
+    }
+    for name, predicate in cases.items():
+        assert find(tied_tables(), predicate, settings=settings(max_examples=500)), name
+
+
+def test_every_measure_is_covered() -> None:
+    """Every measure of the library is checked here, and the required ones are there."""
+    assert set(LIBRARY_MEASURES) <= {base_name(m) for m in MEASURES}
+    required = ["ap", "ap(rel=2)", "ap@3", "mu_ap", "mu_ap(levels=table)"]
+    required += ["mu_ap(levels=[1,2,3])", "mu_ap@3", "ndcg", "ndcg@3", "ndcg(gain=linear)@2"]
+    required += ["ndcg(gain={1:3,2:1})", "ndcng", "ndcng@3", "dcg@3", "mean_ndcg", "mean_ndcng"]
+    required += ["p", "p@2", "recall@3", "r_precision", "rr", "rr@2", "rr(rel=2)"]
+    assert set(required) <= set(MEASURES)
+    assert [str(pg.parse_measure(m)) for m in MEASURES] == MEASURES  # canonical names
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def library_values(result: pl.DataFrame, keys: list[str]) -> dict[tuple, dict[str, float]]:
+    """``{(by..., query): {measure: value}}`` of a per-query result frame."""
+    return {
+        tuple(row[k] for k in keys): {c: v for c, v in row.items() if c not in keys}
+        for row in result.iter_rows(named=True)
+    }
+
+
+def assert_close(got: dict, expected: dict, df: pl.DataFrame, what: str) -> None:
+    """Every (key, measure) within TOL; the message names each difference and the table."""
+    assert got.keys() == expected.keys(), what
+    bad = [
+        (key, name, got[key][name], value)
+        for key, values in expected.items()
+        for name, value in values.items()
+        if not abs(got[key][name] - value) <= TOL
+    ]
+    assert not bad, (
+        f"{what}: (key, measure, library, reference) differ on {len(bad)}: {bad[:8]}\n"
+        f"table: {df.to_dict(as_series=False)}"
+    )
+
+
+def rewrite_items(df: pl.DataFrame, by: list[str], ties: str) -> pl.DataFrame:
+    """The table with item ids that make trec_eval's item-descending tie order the order
+    ``ties`` intends (an id per query; the first in the intended order gets the largest).
+
+    Independent of tests/ties_reference.py: the order is a Polars sort of the whole query.
+    """
+    keys = [*by, "query"]
+    # (columns, descending, nulls_last) of the order within a query
+    if ties == "input":
+        cols, descending, nulls_last = ["__row"], [False], [False]
+    elif ties == "optimistic":  # higher label first, null last, then item descending
+        cols, descending, nulls_last = ["relevance", "item"], [True, True], [True, True]
+    else:  # pessimistic: lower label first, null first, then item descending
+        cols, descending, nulls_last = ["relevance", "item"], [False, True], [False, True]
+    indexed = df.with_row_index("__row")
+    ranked = indexed.sort(
+        [*keys, *cols],
+        descending=[False] * len(keys) + descending,
+        nulls_last=[False] * len(keys) + nulls_last,
+        maintain_order=True,
+    ).with_columns(
+        __new=(pl.len() - pl.int_range(pl.len())).over(keys).cast(pl.String).str.zfill(4)
+    )
+    return (
+        ranked.sort("__row")
+        .with_columns(item=pl.col("__new"))
+        .drop("__row", "__new")
+        .select(df.columns)
+    )
+
+
+# --- the brute-force reference on its own ---------------------------------------------------
+
+
+@SETTINGS
+@given(tied_tables(tied=False))
+def test_reference_without_ties_equals_the_library_default(table: tuple) -> None:
+    """Without ties every policy of the brute force gives the library's default values."""
+    df, by = table
+    result = df.graded.evaluate(MEASURES, by=by or None)
+    got = library_values(result, [*by, "query"])
+    for ties in POLICIES:
+        assert_close(got, policy_values(df, MEASURES, ties, by), df, ties)
+
+
+@SETTINGS
+@given(tied_tables())
+def test_reference_trec_eval_policy_equals_the_library_default(table: tuple) -> None:
+    """With ties, the brute force's ``"trec_eval"`` order is tests/reference.py's and the
+    library's default one."""
+    df, by = table
+    expected = policy_values(df, MEASURES, "trec_eval", by)
+    plain = load(df, by=by or None)
+    assert expected.keys() == plain.keys()
+    for key, q in plain.items():
+        assert expected[key]["mu_ap"] == q.mu_ap()
+        assert expected[key]["ndcg@3"] == q.ndcg(3)
+    got = library_values(df.graded.evaluate(MEASURES, by=by or None), [*by, "query"])
+    assert_close(got, expected, df, "trec_eval")
+
+
+@SETTINGS
+@given(tied_tables())
+def test_rewritten_items_agree_with_the_brute_force(table: tuple) -> None:
+    """The two routes to a deterministic order agree before the library's ``ties=`` is
+    involved: default evaluation of the rewritten table = the brute force's policy."""
+    df, by = table
+    for ties in ("input", "optimistic", "pessimistic"):
+        rewritten = rewrite_items(df, by, ties).graded.evaluate(MEASURES, by=by or None)
+        got = library_values(rewritten, [*by, "query"])
+        assert_close(got, policy_values(df, MEASURES, ties, by), df, ties)
+
+
+# --- a hand-computed case -------------------------------------------------------------------
+
+
+def three_tied() -> pl.DataFrame:
+    """One query, items a, b, c all scored 1.0, labels [1, 0, 0] (a is the relevant one)."""
+    return pl.DataFrame(
+        {"query": [1, 1, 1], "item": ["a", "b", "c"], "score": [1.0] * 3, "relevance": [1, 0, 0]}
+    )
+
+
+def test_three_tied_items_by_hand() -> None:
+    """a (relevant, R = 1) is at position 1, 2 or 3, each in 2 of the 3! orderings.
+
+    - average: AP = RR = 1/p averaged = (1 + 1/2 + 1/3) / 3 = 11/18; P@1 = P(a first) = 1/3;
+      NDCG = (1/log2(2) + 1/log2(3) + 1/log2(4)) / 3 (ideal DCG = 1); P = 1/3 in every order.
+    - optimistic: a first, AP = 1. pessimistic: a last, AP = 1/3.
+    - trec_eval: item descending c, b, a, AP = 1/3. input: a, b, c, AP = 1.
+    """
+    df = three_tied()
+    measures = ["ap", "rr", "p@1", "ndcg", "p"]
+    average = df.graded.evaluate(measures, ties="average").row(0, named=True)
+    eleven_18 = float(Fraction(11, 18))
+    assert average["ap"] == pytest.approx(eleven_18, abs=TOL)
+    assert average["rr"] == pytest.approx(eleven_18, abs=TOL)
+    assert average["p@1"] == pytest.approx(1 / 3, abs=TOL)
+    assert average["ndcg"] == pytest.approx((1 + 1 / math.log2(3) + 1 / 2) / 3, abs=TOL)
+    assert average["p"] == pytest.approx(1 / 3, abs=TOL)
+    for ties, ap in [
+        ("optimistic", 1.0),
+        ("pessimistic", 1 / 3),
+        ("trec_eval", 1 / 3),
+        ("input", 1.0),
+    ]:
+        assert df.graded.ap(ties=ties)["ap"][0] == pytest.approx(ap, abs=TOL), ties
+    assert df.graded.ap()["ap"][0] == pytest.approx(1 / 3, abs=TOL)
+
+
+def test_mu_ap_of_three_tied_labels_by_hand() -> None:
+    """Items a, b, c tied, labels [2, 1, 0]; levels {1, 2}, distance 1 each.
+
+    AP^2 (only a relevant) averages 11/18 as above. AP^1 (a and b relevant, R = 2) by the
+    positions of the two relevant items, each pair in 2 of the 6 orderings:
+    {1,2}: (1 + 2/2)/2 = 1; {1,3}: (1 + 2/3)/2 = 5/6; {2,3}: (1/2 + 2/3)/2 = 7/12;
+    mean 29/36. µAP = (11/18 + 29/36) / 2 = 51/72 = 17/24.
+    A fourth item d with score 2.0 and label 0 ranked alone on top shifts every position
+    by one: then AP^2 = (1/2 + 1/3 + 1/4)/3 = 13/36.
+    """
+    df = three_tied().with_columns(relevance=pl.Series([2, 1, 0]))
+    got = df.graded.evaluate(["mu_ap", "ap", "ap(rel=2)"], ties="average").row(0, named=True)
+    assert got["ap(rel=2)"] == pytest.approx(11 / 18, abs=TOL)
+    assert got["ap"] == pytest.approx(29 / 36, abs=TOL)
+    assert got["mu_ap"] == pytest.approx(17 / 24, abs=TOL)
+    four = pl.concat(
+        [df, pl.DataFrame({"query": [1], "item": ["d"], "score": [2.0], "relevance": [0]})]
+    )
+    assert four.graded.evaluate(["ap(rel=2)"], ties="average")["ap(rel=2)"][0] == pytest.approx(
+        13 / 36, abs=TOL
+    )
+
+
+# --- "average" against the brute force ------------------------------------------------------
+
+
+@SETTINGS
+@given(tied_tables())
+def test_average_equals_the_mean_over_all_orderings(table: tuple) -> None:
+    """Every measure under ``"average"`` is the mean over every ordering of every tie group."""
+    df, by = table
+    result = df.graded.evaluate(MEASURES, by=by or None, ties="average")
+    assert result.columns == [*by, "query", *MEASURES]
+    got = library_values(result, [*by, "query"])
+    assert_close(got, policy_values(df, MEASURES, "average", by), df, "average")
+
+
+@SETTINGS
+@given(tied_tables())
+def test_optimistic_average_pessimistic_are_ordered(table: tuple) -> None:
+    """With a gain that grows with the label, optimistic >= average >= pessimistic per query."""
+    df, by = table
+    keys = [*by, "query"]
+    values = {
+        ties: library_values(df.graded.evaluate(MEASURES, by=by or None, ties=ties), keys)
+        for ties in ("optimistic", "average", "pessimistic")
+    }
+    for key, best in values["optimistic"].items():
+        mean, worst = values["average"][key], values["pessimistic"][key]
+        for name in MONOTONE:
+            assert best[name] >= mean[name] - TOL >= worst[name] - 2 * TOL, (key, name, df)
+        for name in ANTITONE:  # the RBP residual: unjudged rows last is the smallest
+            assert best[name] <= mean[name] + TOL <= worst[name] + 2 * TOL, (key, name, df)
+
+
+def test_average_of_a_tie_group_of_nine() -> None:
+    """A tie group bigger than the random tables': one row above it, two below, a relevant
+    row not retrieved; the brute force runs over the 9!/(4!3!) = 2520 distinct label lists
+    of the group (each the label list of 4!3! of the 9! orderings)."""
+    tied = [0, 0, 0, 0, 1, 1, 1, 3, None]
+    rows = [("top", 5.0, 2)] + [(f"t{i}", 2.0, label) for i, label in enumerate(tied)]
+    rows += [("b1", 1.0, 1), ("b2", 0.5, 0), ("u", None, 3)]
+    df = pl.DataFrame(rows, schema=["item", "score", "relevance"], orient="row").with_columns(
+        query=pl.lit(1)
+    )
+    judged = [label for _, _, label in rows if label is not None]
+    levels = sorted({label for label in judged if label > 0})
+    orders = ref.distinct_orderings(tied)
+    assert len(orders) == 2520
+    expected = {
+        name: sum(ref.REFERENCE[name](RefQuery([2, *o, 1, 0], judged, levels)) for o in orders)
+        / len(orders)
+        for name in MEASURES
+    }
+    got = df.graded.evaluate(MEASURES, ties="average").row(0, named=True)
+    assert_close({(1,): got}, {(1,): expected}, df, "average")
+
+
+# --- the deterministic policies -------------------------------------------------------------
+
+
+@SETTINGS
+@given(tied_tables())
+def test_deterministic_policies_equal_the_default_on_rewritten_items(table: tuple) -> None:
+    """``input``, ``optimistic`` and ``pessimistic`` equal the default evaluation of the table
+    whose item ids make item-descending the intended tie order, and the brute force."""
+    df, by = table
+    keys = [*by, "query"]
+    for ties in ("input", "optimistic", "pessimistic"):
+        got = df.graded.evaluate(MEASURES, by=by or None, ties=ties)
+        rewritten = rewrite_items(df, by, ties).graded.evaluate(MEASURES, by=by or None)
+        assert_frame_equal(got, rewritten, check_exact=True)
+        assert_close(library_values(got, keys), policy_values(df, MEASURES, ties, by), df, ties)
+
+
+@SETTINGS
+@given(tied_tables(tied=False))
+def test_without_ties_every_policy_gives_the_same_bits(table: tuple) -> None:
+    """No two retrieved rows of a query share a float32 score: the policy changes nothing."""
+    df, by = table
+    expected = df.graded.evaluate(MEASURES, by=by or None)
+    differ = []
+    for ties in POLICIES:
+        got = df.graded.evaluate(MEASURES, by=by or None, ties=ties)
+        assert got.columns == expected.columns
+        assert got.select(*by, "query").equals(expected.select(*by, "query"))
+        differ += [
+            (ties, name, a, b)
+            for name in MEASURES
+            for a, b in zip(got[name], expected[name], strict=True)
+            if a != b
+        ]
+    assert not differ, f"(ties, measure, value, default): {differ}\n{df.to_dict(as_series=False)}"
+
+
+def test_average_gives_the_same_bits_every_run() -> None:
+    """Evaluating the same table twice gives the same bits, as under the default policy,
+    and a LazyFrame collected on the in-memory engine gives a DataFrame's bits.
+
+    One query, three tied rows after a top one, four levels: the sums over levels and over
+    positions must not depend on thread scheduling.
+    """
+    df = pl.DataFrame(
+        {
+            "query": [44] * 4,
+            "item": [12, 26, 14, 19],
+            "score": [2.0, 3.0, 2.0, 2.0],
+            "relevance": [2, 3, 1, 3],
+        }
+    )
+    results = [df.graded.evaluate(MEASURES, ties="average") for _ in range(30)]
+    lazy = df.lazy().graded.evaluate(MEASURES, ties="average")
+    results += [lazy.collect(engine="in-memory") for _ in range(10)]
+    varying = {
+        name: sorted({repr(r[name][0]) for r in results})
+        for name in MEASURES
+        if len({r[name][0] for r in results}) > 1
+    }
+    assert not varying, f"values that change between runs: {varying}"
+
+
+def test_trec_eval_is_the_default() -> None:
+    """``ties="trec_eval"`` is what no ``ties=`` gives."""
+    df = three_tied()
+    assert_frame_equal(
+        df.graded.evaluate(MEASURES, ties="trec_eval"),
+        df.graded.evaluate(MEASURES),
+        check_exact=True,
+    )
+
+
+# --- the option flows everywhere --------------------------------------------------------------
+
+FLOW_MEASURES = ["ap", "mu_ap", "ndcg@3", "ndcng", "p@2", "rr", "mean_ndcg"]
+
+
+@FEWER
+@given(tied_tables())
+def test_summary_lazy_and_expressions_take_ties(table: tuple) -> None:
+    """summary = mean of evaluate; LazyFrame = DataFrame; user expressions = namespace."""
+    df, by = table
+    keys = [*by, "query"]
+    per_query = df.graded.evaluate(FLOW_MEASURES, by=by or None, ties="average")
+    # summary
+    summary = df.graded.summary(FLOW_MEASURES, by=by or None, ties="average")
+    means = (
+        per_query.group_by(by).agg(pl.len().alias("num_q"), pl.col(FLOW_MEASURES).mean())
+        if by
+        else per_query.select(pl.len().alias("num_q"), pl.col(FLOW_MEASURES).mean())
+    )
+    assert_frame_equal(summary, means, check_row_order=False, check_dtypes=False, abs_tol=TOL)
+    # LazyFrame
+    lazy = df.lazy().graded.evaluate(FLOW_MEASURES, by=by or None, ties="average")
+    assert isinstance(lazy, pl.LazyFrame)
+    assert_frame_equal(lazy.collect(engine="in-memory"), per_query, check_exact=True)
+    assert_frame_equal(lazy.collect(), per_query, abs_tol=TOL)
+    lazy_summary = df.lazy().graded.summary(FLOW_MEASURES, by=by or None, ties="average")
+    assert_frame_equal(lazy_summary.collect(), summary, check_row_order=False, abs_tol=TOL)
+    # the namespace's per-measure methods
+    assert_frame_equal(
+        df.graded.ap(by=by or None, ties="average"), per_query.select(*keys, "ap"), abs_tol=TOL
+    )
+    assert_frame_equal(
+        df.graded.mu_ap(by=by or None, ties="average"),
+        per_query.select(*keys, "mu_ap"),
+        abs_tol=TOL,
+    )
+    # expressions in a group_by of one's own
+    exprs = [
+        pg.ap(ties="average"),
+        pg.ndcg(k=3, ties="average"),
+        pg.ndcng(ties="average"),
+        pg.precision(k=2, ties="average"),
+        pg.rr(ties="average"),
+        pg.mean_ndcg(ties="average"),
+        pg.measure_expr(pg.MuAP(levels=[1, 2, 3]), ties="average"),
+    ]
+    mine = df.group_by(keys).agg(exprs).sort(keys)
+    names = ["ap", "ndcg@3", "ndcng", "p@2", "rr", "mean_ndcg", "mu_ap(levels=[1,2,3])"]
+    namespace = df.graded.evaluate(names, by=by or None, ties="average")
+    assert_frame_equal(mine, namespace, abs_tol=TOL)
+
+
+def flow_table() -> pl.DataFrame:
+    """Two systems, twelve queries, heavy ties (scores 1..3), some null scores and labels."""
+    rows = []
+    for q in range(12):
+        for i in range(6):
+            label = None if (q + i) % 7 == 0 else (q * 3 + i * 5) % 4 - 1
+            for s in ("a", "b"):
+                score = (
+                    None
+                    if label is not None and (q + i + (s == "b")) % 9 == 0
+                    else float((q + i * (2 if s == "a" else 3)) % 3 + 1)
+                )
+                rows.append((s, f"q{q:02d}", f"d{i}", score, label))
+    return pl.DataFrame(
+        rows, schema=["system", "query", "item", "score", "relevance"], orient="row"
+    )
+
+
+def test_evaluate_parquet_takes_ties(tmp_path: Path) -> None:
+    """Partitions of a Parquet file give the in-memory values under ``ties="average"``."""
+    df = flow_table()
+    path = tmp_path / "run.parquet"
+    df.write_parquet(path)
+    got = pg.evaluate_parquet(path, FLOW_MEASURES, by="system", ties="average", partitions=3)
+    expected = df.graded.evaluate(FLOW_MEASURES, by="system", ties="average")
+    assert_frame_equal(got, expected, check_exact=True)
+    assert not got.equals(df.graded.evaluate(FLOW_MEASURES, by="system"))  # ties matter here
+    summary = pg.summary_parquet(path, FLOW_MEASURES, by="system", ties="average", partitions=3)
+    assert_frame_equal(
+        summary, df.graded.summary(FLOW_MEASURES, by="system", ties="average"), abs_tol=TOL
+    )
+
+
+def test_every_namespace_method_takes_ties() -> None:
+    """Each per-measure method with ``ties="average"`` gives evaluate's column, eager and lazy."""
+    df = flow_table()
+    opts = {"by": "system", "ties": "average"}
+    calls = {
+        "mu_ap(levels=table)@3": lambda ns: ns.mu_ap(levels="table", k=3, **opts),
+        "ap(rel=2)@3": lambda ns: ns.ap(rel=2, k=3, **opts),
+        "ndcg(gain=linear)@2": lambda ns: ns.ndcg(k=2, gain="linear", **opts),
+        "ndcng@3": lambda ns: ns.ndcng(k=3, **opts),
+        "dcg@3": lambda ns: ns.dcg(k=3, **opts),
+        "p@2": lambda ns: ns.precision(k=2, **opts),
+        "recall@3": lambda ns: ns.recall(k=3, **opts),
+        "r_precision": lambda ns: ns.r_precision(**opts),
+        "rr@2": lambda ns: ns.rr(k=2, **opts),
+        "mean_ndcg": lambda ns: ns.mean_ndcg(**opts),
+        "mean_ndcng": lambda ns: ns.mean_ndcng(**opts),
+    }
+    expected = df.graded.evaluate(list(calls), **opts)
+    default = df.graded.evaluate(list(calls), by="system")
+    for name, call in calls.items():
+        want = expected.select("system", "query", name)
+        assert_frame_equal(call(df.graded), want, abs_tol=TOL)
+        assert_frame_equal(call(df.lazy().graded).collect(), want, abs_tol=TOL)
+        assert not want.equals(default.select("system", "query", name)), name  # ties matter
+
+
+@FEWER
+@given(tied_tables())
+def test_ranked_input_takes_ties(table: tuple) -> None:
+    """``ranked=True`` on the rows sorted by score (ties in table order) gives the values of
+    the sorting path under every policy but ``"trec_eval"`` (which needs item order)."""
+    df, by = table
+    keys = [*by, "query"]
+    ranked = df.sort(
+        [*keys, pl.col("score").cast(pl.Float32)],
+        descending=[False] * len(keys) + [True],
+        nulls_last=True,
+        maintain_order=True,
+    )
+    for ties in ("input", "optimistic", "pessimistic", "average"):
+        expected = df.graded.evaluate(MEASURES, by=by or None, ties=ties)
+        got = ranked.graded.evaluate(MEASURES, by=by or None, ties=ties, ranked=True)
+        assert_frame_equal(got, expected, abs_tol=TOL)
+
+
+def test_cli_ties_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--ties average`` writes the per-query values of ``ties="average"``."""
+    df = flow_table()
+    path, out = tmp_path / "table.parquet", tmp_path / "out.parquet"
+    df.write_parquet(path)
+    args = ["evaluate", str(path), "-m", "ap,ndcg@3", "--by", "system", "--ties", "average"]
+    assert main([*args, "-o", str(out)]) == 0
+    capsys.readouterr()
+    expected = df.graded.evaluate(["ap", "ndcg@3"], by="system", ties="average")
+    assert_frame_equal(pl.read_parquet(out), expected, abs_tol=TOL)
+
+
+def test_compare_takes_ties() -> None:
+    """compare(..., ties="average") reports the means of evaluate(..., ties="average")."""
+    df = flow_table()
+    measures = ["ap", "ndcg@3"]
+    out = df.graded.compare(measures, by="system", ties="average", trials=50, bootstrap=50)
+    means = (
+        df.graded.evaluate(measures, by="system", ties="average")
+        .group_by("system")
+        .agg(pl.col(measures).mean())
+    )
+    for row in out.iter_rows(named=True):
+        expected = means.filter(pl.col("system") == row["system"])[row["measure"]][0]
+        assert row["mean"] == pytest.approx(expected, abs=TOL)
+    default = df.graded.compare(measures, by="system", trials=50, bootstrap=50)
+    assert not out["mean"].equals(default["mean"])  # ties matter here
+
+
+# --- bad values -------------------------------------------------------------------------------
+
+
+def test_a_bad_tie_policy_raises() -> None:
+    """``ties="random"`` is an InvalidValueError that names ``ties`` and lists the choices."""
+    df = three_tied()
+    runs = [
+        lambda: df.graded.evaluate(["ap"], ties="random"),
+        lambda: df.lazy().graded.summary(["ap"], ties="random").collect(),
+        lambda: df.graded.mu_ap(ties="random"),
+        lambda: pg.ap(ties="random"),
+        lambda: pg.measure_expr(pg.NDCG, ties="random"),
+    ]
+    for run in runs:
+        with pytest.raises(pg.InvalidValueError) as info:
+            run()
+        assert isinstance(info.value, ValueError)
+        message = str(info.value)
+        assert "ties" in message
+        for choice in POLICIES:
+            assert choice in message
+
+
+def test_cli_rejects_a_bad_tie_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI exits with status 2 and says what is wrong."""
+    path = tmp_path / "table.parquet"
+    three_tied().write_parquet(path)
+    try:
+        code = main(["evaluate", str(path), "-m", "ap", "--ties", "random"])
+    except SystemExit as exit_:  # argparse choices exit from inside main
+        code = exit_.code
+    assert code == 2
+    assert "ties" in capsys.readouterr().err
