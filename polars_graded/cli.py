@@ -182,6 +182,15 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
     )
     add_ties_option(sub)
     sub.add_argument(
+        "--mean",
+        choices=["arithmetic", "geometric"],
+        default="arithmetic",
+        help=(
+            "how the printed summary averages over queries: arithmetic (default) or "
+            "trec_eval's geometric mean (gm_map for ap; values below 1e-5 count as 1e-5)"
+        ),
+    )
+    sub.add_argument(
         "-q", "--quiet", action="store_true", help="no progress bar on partitioned evaluations"
     )
     sub.set_defaults(handler=run_evaluate)
@@ -227,7 +236,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if output is not None:
         write_table(per_query, output)
     names = [c for c in per_query.columns if c not in {*by, columns.get("query", "query")}]
-    print(format_table(plan.summary(per_query.lazy(), names, by).collect()))
+    print(format_table(plan.summary(per_query.lazy(), names, by, args.mean).collect()))
     return 0
 
 

@@ -92,6 +92,19 @@ def test_evaluate_parquet_prints_the_summary(
     assert printed[1:] == expected_rows(table.graded.summary(MEASURES, by="system"))
 
 
+def test_geometric_mean_summary(
+    parquet: Path, table: pl.DataFrame, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["evaluate", str(parquet), "-m", "ap", "-m", "bpref", "--by", "system"]
+    code, out, _ = run([*argv, "--mean", "geometric"], capsys)
+    assert code == 0
+    printed = parse_printed(out)
+    assert printed[0] == ["system", "num_q", "gm_ap", "gm_bpref"]
+    summary = table.graded.summary(["ap", "bpref"], by="system", mean="geometric")
+    assert printed[1:] == expected_rows(summary)
+    assert run([*argv, "--mean", "harmonic"], capsys)[0] == 2
+
+
 def test_glob_patterns_read_several_files(
     table: pl.DataFrame, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
