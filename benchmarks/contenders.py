@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -32,11 +33,15 @@ class Phases:
         Seconds per phase.
     rss_before_kib
         Peak RSS of the process when the first phase starts: the interpreter and imports.
+    extra_rss_kib
+        Peak RSS of child processes the contender started (Spark's JVM and its workers),
+        added to the process's own.
     """
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
         self.rss_before_kib: int | None = None
+        self.extra_rss_kib = 0  # peak RSS of child processes (Spark's JVM and workers)
 
     @contextmanager
     def __call__(self, name: str) -> Iterator[None]:
@@ -58,6 +63,31 @@ def peak_rss_kib() -> int:
         if line.startswith("VmHWM:"):
             return int(line.split()[1])
     return 0
+
+
+def descendants_peak_rss_kib() -> int:
+    """The sum of the peak RSS of this process's descendants (still running), in KiB.
+
+    An upper bound of their joint peak: each one's own high-water mark, added.
+    """
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    total, todo = 0, list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) for line in status.splitlines()
+                       if line.startswith("VmHWM:")), 0)  # fmt: skip
+    return total
 
 
 Contender = Callable[[str, Phases], pl.DataFrame]
@@ -114,6 +144,56 @@ def pg_partitioned(path: str, phases: Phases) -> pl.DataFrame:
 
     with phases("evaluate"):
         return pg.evaluate_parquet(path, MEASURES, memory_budget=PARTITION_BUDGET)
+
+
+SPARK_ROWS_PER_PARTITION = 1_250_000  # ~0.5 GB of Python memory per partition's evaluation
+SPARK_CONFIG = {
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.driver.memory": "4g",  # local mode: the driver's JVM is also the executor
+    "spark.sql.shuffle.partitions": "8",
+}
+
+
+@contender("pg_spark")
+def pg_spark(path: str, phases: Phases) -> pl.DataFrame:
+    """``polars_graded.spark.evaluate`` in Spark local mode (``local[2]``), collected as Arrow.
+
+    ``build`` is the session's start (a JVM); ``evaluate`` reads the Parquet with Spark,
+    shuffles, runs the Polars core once per partition and brings the per-query rows back.
+    """
+    import os
+    import sys
+
+    import pyarrow.parquet as pq
+    from pyspark.sql import SparkSession
+
+    from polars_graded import spark as pgs
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    partitions = max(2, -(-pq.ParquetFile(path).metadata.num_rows // SPARK_ROWS_PER_PARTITION))
+    with phases("build"):
+        builder = SparkSession.builder.master("local[2]")
+        for key, value in SPARK_CONFIG.items():
+            builder = builder.config(key, value)
+        spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+    with phases("evaluate"):
+        runs = spark.read.parquet(str(Path(path).resolve()))
+        values = pgs.evaluate(runs, MEASURES, partitions=partitions).toArrow()
+    phases.extra_rss_kib = descendants_peak_rss_kib()  # the JVM and its Python workers
+    gateway = spark.sparkContext._gateway
+    spark.stop()
+    # The JVM exits when its stdin closes; waiting for it here puts its CPU time (and its
+    # workers') into this process's children, where run.py counts it as the contender's.
+    gateway.shutdown()
+    gateway.proc.stdin.close()
+    gateway.proc.wait(timeout=120)
+    result = pl.from_arrow(values)
+    assert isinstance(result, pl.DataFrame)
+    return result.sort("query")
 
 
 # Polars 2's default engine ("auto") is the streaming engine unless POLARS_ENGINE_AFFINITY
@@ -238,7 +318,7 @@ def main() -> None:
     args = parser.parse_args()
     phases = Phases()
     result = CONTENDERS[args.name](args.path, phases)
-    peak = peak_rss_kib()
+    peak = peak_rss_kib() + phases.extra_rss_kib
     if args.dump:
         result.write_parquet(args.dump)
     report = {

@@ -45,8 +45,10 @@ PG = [
     "pg_peer_measures",
     "pg_mu_ap",
     "pg_partitioned",
+    "pg_spark",
 ]
 PEERS = {"pytrec_eval": "pytrec_eval", "ranx": "ranx", "ir_measures": "ir_measures"}
+REQUIRES = {"pg_spark": "pyspark"}  # contenders of ours that need an optional extra
 FLOORS = ["floor_sort_mem", "floor_sort_stream", "floor_topk_mem", "floor_topk_stream"]
 REFERENCE = "pg_peer_measures"  # polars_graded on the measures the peers share
 SHARED = ["ap", "ndcg(gain=linear)@10", "p@10", "rr"]
@@ -60,6 +62,7 @@ BYTES_PER_ROW = {
     "pg_mu_ap": 180,
     "pg_ranked": 200,
     "pg_partitioned": 5,  # bounded by its memory budget, whatever the size
+    "pg_spark": 450,  # 1.4 GiB at 1M with the JVM (heap capped at 4g) and its workers
     "pytrec_eval": 300,
     "ir_measures": 300,
     "ranx": 535,
@@ -244,7 +247,7 @@ def run_child(
 
 def skip_reason(name: str, variant: str, rows: int, available: int, force: bool) -> str | None:
     """Why ``name`` is not run on ``rows`` rows: not installed, or would not fit in memory."""
-    module = PEERS.get(name)
+    module = PEERS.get(name) or REQUIRES.get(name)
     if module and importlib.util.find_spec(module) is None:
         return f"{module} not installed"
     per_row = VARIANT_BYTES_PER_ROW.get((variant, name)) or BYTES_PER_ROW.get(name)
@@ -341,7 +344,7 @@ def agreement(dumps: dict[str, Path], data: Path) -> dict[str, Any]:
     base = next((n for n in ("pg_lazy", "pg_in_memory") if n in frames), None)
     if base is not None:
         columns = [c for c in frames[base].columns if c != "query"]
-        for engine in ("pg_eager", "pg_in_memory", "pg_streaming", "pg_partitioned"):
+        for engine in ("pg_eager", "pg_in_memory", "pg_streaming", "pg_partitioned", "pg_spark"):
             if engine in frames and engine != base:
                 out[f"{engine} vs {base}"] = _max_abs(frames[base], frames[engine], columns)
     return out

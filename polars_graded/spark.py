@@ -1,0 +1,260 @@
+"""The same evaluation on a Spark cluster: the library's Polars core once per Spark partition.
+
+:func:`evaluate` shuffles a Spark DataFrame so that every ranking (one per ``by + [query]``)
+lies whole in one partition (``repartition(n, *by, query)``), then runs
+:func:`polars_graded.plan.per_query` once per partition inside ``mapInArrow``: Arrow record
+batches in, Arrow record batches out, no pandas and no Python loop over queries. Each
+query's value depends only on its own rows, ranked by the plan whatever order the shuffle
+delivered them in, so the per-query values equal the in-process path's bit for bit.
+:func:`summary` averages them per ``by`` group with Spark's own aggregation.
+
+A partition is evaluated in memory on its executor: it needs about 400 bytes per input row
+(see :data:`polars_graded.partitioned.BYTES_PER_ROW`), so choose ``partitions`` to keep
+``rows / partitions * 400`` bytes well inside an executor's Python memory
+(``spark.executor.pyspark.memory``). A single giant ranking cannot be split: its partition
+holds all of it. µAP with ``levels="table"`` needs whole ``by`` groups, so with it the
+partitions split the systems (one system per partition at most), and without ``by`` the
+table goes to one partition.
+
+Executors need polars_graded (and polars, pyarrow, numpy) installed, e.g. with
+``pip install polars-graded`` in the cluster's Python environment, or shipped with
+``spark-submit --archives`` / ``SparkContext.addPyFile``. The driver needs pyspark
+(``pip install 'polars-graded[spark]'``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Unpack
+
+import polars as pl
+import pyarrow as pa
+
+from polars_graded import plan
+from polars_graded.errors import ColumnTypeError, InvalidValueError, MissingColumnError
+from polars_graded.measures import Measure, as_measures
+from polars_graded.namespace import ColumnOptions, MeasureArg, _columns
+from polars_graded.partitioned import ENGINE, _partition_keys
+from polars_graded.ranking import Columns, as_by
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame as SparkDataFrame
+    from pyspark.sql.types import StructType
+
+SPARK_HINT = "pip install 'polars-graded[spark]'"
+_NUMERIC = ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "DoubleType")
+
+
+def evaluate(
+    df: SparkDataFrame,
+    measures: MeasureArg,
+    *,
+    partitions: int | None = None,
+    **columns: Unpack[ColumnOptions],
+) -> SparkDataFrame:
+    """Per-query values of a Spark DataFrame in the long format, computed on the executors.
+
+    Parameters
+    ----------
+    df
+        A Spark DataFrame with the columns of the long table (SPEC.md §1): one row per
+        ``(by..., query, item)``, a numeric score (null: not retrieved) and a numeric
+        relevance (null: unjudged). Classic and Spark Connect sessions both work.
+    measures
+        Measure objects or names, as for ``df.graded.evaluate``.
+    partitions
+        The number of partitions to shuffle into. Default: the session's
+        ``spark.sql.shuffle.partitions``.
+    **columns
+        ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=`` and ``ties=`` as for
+        ``df.graded.evaluate``. ``ties="input"`` and ``ranked=True`` are refused: a shuffle
+        does not keep the order of rows.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        Lazy, like every Spark DataFrame: one row per ``by + [query]`` with the key columns
+        in their Spark types and one DoubleType column per measure, named by the measure's
+        canonical string (``ndcg@10``). Rows come in no particular order; ``orderBy`` the
+        keys when it matters.
+
+    Examples
+    --------
+    >>> from polars_graded import spark as pgs  # doctest: +SKIP
+    >>> runs = spark_session.read.parquet("s3://bucket/runs/")  # doctest: +SKIP
+    >>> per_query = pgs.evaluate(runs, ["mu_ap", "ndcg@10"], by="system")  # doctest: +SKIP
+    >>> per_query.write.parquet("s3://bucket/per_query/")  # doctest: +SKIP
+    """
+    _check_spark_frame(df)
+    cols = _spark_columns(columns)
+    wanted = as_measures(measures)
+    _check_schema(df.schema, cols)
+    keys = _partition_keys(wanted, cols)
+    count = _partition_count(df, partitions)
+    shuffled = df.repartition(count, *keys) if keys else df.repartition(1)
+    out_schema = output_schema(df.schema, cols, wanted)
+    run = partition_evaluator(wanted, cols)
+    return shuffled.mapInArrow(run, out_schema)
+
+
+def summary(
+    df: SparkDataFrame,
+    measures: MeasureArg,
+    *,
+    partitions: int | None = None,
+    mean: plan.MeanKind = "arithmetic",
+    **columns: Unpack[ColumnOptions],
+) -> SparkDataFrame:
+    """``num_q`` and the mean of each measure per ``by`` group, as a Spark DataFrame.
+
+    Takes the arguments of :func:`evaluate` and ``mean=`` (``"geometric"``: trec_eval's
+    geometric mean in columns ``gm_<measure>``, see ``df.graded.summary``). The means are
+    Spark's own aggregation: equal to the in-process summary up to the last bits (Spark
+    adds the partial sums in whatever order its tasks finish).
+    """
+    if mean not in ("arithmetic", "geometric"):
+        msg = f"mean= must be 'arithmetic' or 'geometric', got {mean!r}"
+        raise InvalidValueError(msg)
+    per_query = evaluate(df, measures, partitions=partitions, **columns)
+    names = [str(m) for m in as_measures(measures)]
+    return summarize(per_query, names, by=_columns(columns).by, mean=mean)
+
+
+def summarize(
+    per_query: SparkDataFrame,
+    measures: Sequence[str],
+    *,
+    by: str | Sequence[str] | None = None,
+    mean: plan.MeanKind = "arithmetic",
+) -> SparkDataFrame:
+    """The summary of per-query values already computed (e.g. read back from Parquet).
+
+    ``per_query`` has a column per name in ``measures`` and the ``by`` columns; the result
+    is :func:`summary`'s, one row per ``by`` group sorted by it.
+    """
+    from pyspark.sql import functions as F
+
+    if mean not in ("arithmetic", "geometric"):
+        msg = f"mean= must be 'arithmetic' or 'geometric', got {mean!r}"
+        raise InvalidValueError(msg)
+    groups = as_by(by)
+
+    def average(name: str) -> Any:
+        value = F.col(f"`{name}`")
+        if mean == "geometric":
+            floored = F.greatest(value, F.lit(plan.GEOMETRIC_FLOOR))
+            return F.exp(F.avg(F.log(floored))).alias(f"gm_{name}")
+        return F.avg(value).alias(name)
+
+    means = [F.count(F.lit(1)).alias(plan.SUMMARY_COUNT), *(average(n) for n in measures)]
+    if not groups:
+        return per_query.agg(*means)
+    return per_query.groupBy(*groups).agg(*means).orderBy(*groups)
+
+
+# --------------------------------------------------------------------------- the executors
+
+
+def partition_evaluator(
+    measures: list[Measure], cols: Columns
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The function ``mapInArrow`` runs on each partition: its rankings, evaluated at once."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        table = _whole_partition(batches)
+        if table is None:
+            return
+        values = evaluate_arrow(table, measures, cols)
+        yield from values.to_batches()
+
+    return run
+
+
+def evaluate_arrow(table: pa.Table, measures: list[Measure], cols: Columns) -> pa.Table:
+    """Per-query values of one Arrow table, keys in the table's own Arrow types."""
+    frame = pl.from_arrow(table)
+    if not isinstance(frame, pl.DataFrame):  # pragma: no cover - a Table gives a DataFrame
+        frame = frame.to_frame()
+    values = plan.per_query(frame.lazy(), measures, cols).collect(engine=ENGINE)
+    target = pa.schema(
+        [table.schema.field(k) for k in cols.keys]
+        + [pa.field(str(m), pa.float64()) for m in measures]
+    )
+    return values.to_arrow().cast(target)
+
+
+def _whole_partition(batches: Iterator[pa.RecordBatch]) -> pa.Table | None:
+    """The partition as one table: a ranking may span several record batches."""
+    collected = [b for b in batches if b.num_rows]
+    return pa.Table.from_batches(collected) if collected else None
+
+
+# --------------------------------------------------------------------------- the driver
+
+
+def output_schema(schema: StructType, cols: Columns, measures: Sequence[Measure]) -> StructType:
+    """The Spark schema of :func:`evaluate`'s result."""
+    from pyspark.sql.types import DoubleType, StructField, StructType
+
+    fields = [schema[k] for k in cols.keys]
+    fields += [StructField(str(m), DoubleType(), nullable=True) for m in measures]
+    return StructType(fields)
+
+
+def _check_spark_frame(df: object) -> None:
+    if importlib.util.find_spec("pyspark") is None:
+        msg = f"polars_graded.spark needs pyspark: {SPARK_HINT}"
+        raise ModuleNotFoundError(msg)
+    if not hasattr(df, "sparkSession") or not hasattr(df, "mapInArrow"):
+        msg = (
+            f"expected a Spark DataFrame, got {type(df).__name__}; for a Polars frame use "
+            "df.graded.evaluate(...)"
+        )
+        raise TypeError(msg)
+
+
+def _spark_columns(columns: ColumnOptions) -> Columns:
+    cols = _columns(columns)
+    if cols.ranked:
+        msg = "ranked=True cannot hold on Spark: the shuffle does not keep the order of rows"
+        raise InvalidValueError(msg)
+    if cols.ties == "input":
+        msg = (
+            "ties='input' uses the order of the rows, which Spark's shuffle does not keep; "
+            "choose 'trec_eval', 'optimistic', 'pessimistic' or 'average'"
+        )
+        raise InvalidValueError(msg)
+    return cols
+
+
+def _check_schema(schema: StructType, cols: Columns) -> None:
+    """Missing or non-numeric columns, found on the driver before any job runs."""
+    names = set(schema.fieldNames())
+    for role, name in (
+        ("query", cols.query),
+        ("item", cols.item),
+        ("score", cols.score),
+        ("relevance", cols.relevance),
+        *(("by", b) for b in cols.by),
+    ):
+        if name not in names:
+            msg = (
+                f"the Spark DataFrame has no {role} column {name!r} (columns: "
+                f"{sorted(names)}); name it with {role}="
+            )
+            raise MissingColumnError(msg)
+    for role, name in (("score", cols.score), ("relevance", cols.relevance)):
+        kind = type(schema[name].dataType).__name__
+        if kind not in _NUMERIC and not kind.startswith("Decimal"):
+            msg = f"column {name!r} ({role}) must be numeric, got Spark type {kind}"
+            raise ColumnTypeError(msg)
+
+
+def _partition_count(df: SparkDataFrame, partitions: int | None) -> int:
+    if partitions is None:
+        return int(df.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200)
+    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
+        msg = f"partitions must be a positive integer, got {partitions!r}"
+        raise InvalidValueError(msg)
+    return partitions

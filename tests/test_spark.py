@@ -1,0 +1,311 @@
+"""polars_graded.spark: the per-query values equal the in-process path, in Spark local mode.
+
+Spark runs as ``local[2]`` on 127.0.0.1 with its UI off and few shuffle partitions, the
+workers on this interpreter. The module skips when pyspark or Java 17+ is missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import polars_graded as pg
+from polars_graded.errors import ColumnTypeError, InvalidValueError, MissingColumnError
+
+
+def _java_major() -> int | None:
+    java = shutil.which("java")
+    if java is None:
+        return None
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False)
+    found = re.search(r'version "(\d+)', out.stderr + out.stdout)
+    return int(found[1]) if found else None
+
+
+if importlib.util.find_spec("pyspark") is None:
+    pytest.skip("pyspark is not installed: pip install -e '.[spark]'", allow_module_level=True)
+if (_java_major() or 0) < 17:
+    pytest.skip("Spark needs Java 17 or newer on PATH", allow_module_level=True)
+
+from pyspark.sql import DataFrame as SparkDataFrame  # noqa: E402
+from pyspark.sql import SparkSession  # noqa: E402
+
+from polars_graded import spark as pgs  # noqa: E402
+
+ROBUST = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec2003-robust"
+MEASURES = [
+    "mu_ap",
+    "mu_ap(levels=table)",
+    "ndcg@10",
+    "ndcg(gain=linear)",
+    "ndcng@5",
+    "ap",
+    "ap(rel=2)@20",
+    "p@5",
+    "recall@10",
+    "r_precision",
+    "rr",
+    "err@10",
+    "rbp",
+    "bpref",
+    "judged@5",
+    "success@3",
+    "mean_ndcg",
+]
+SESSION_CONFIG = {
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.ui.enabled": "false",
+    "spark.sql.shuffle.partitions": "3",
+    "spark.default.parallelism": "2",
+}
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkSession]:
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    builder = SparkSession.builder.master("local[2]").appName("polars_graded tests")
+    for key, value in SESSION_CONFIG.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def random_table(seed: int, queries: int = 60) -> pl.DataFrame:
+    """Two systems sharing judgments: rounded scores (ties), unretrieved judged rows, unjudged
+    retrieved rows, negative labels and queries without a relevant row."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for q in range(queries):
+        n = int(rng.integers(1, 40))
+        items = [f"d{i}" for i in rng.choice(400, n, replace=False)]
+        labels = rng.choice([None, -1, 0, 0, 0, 1, 2, 3], n) if q % 7 else rng.choice([None, 0], n)
+        for system in ("bm25", "dense"):
+            scores = np.round(rng.normal(size=n), 1)
+            retrieved = rng.random(n) < 0.85
+            parts.append(
+                pl.DataFrame(
+                    {
+                        "system": system,
+                        "query": f"q{q}",
+                        "item": items,
+                        "score": [
+                            float(s) if r else None for s, r in zip(scores, retrieved, strict=True)
+                        ],
+                        "relevance": [None if lab is None else int(lab) for lab in labels],
+                    },
+                    schema={
+                        "system": pl.String,
+                        "query": pl.String,
+                        "item": pl.String,
+                        "score": pl.Float64,
+                        "relevance": pl.Int64,
+                    },
+                )
+            )
+    table = pl.concat(parts)
+    # judged rows nobody retrieved and retrieved rows nobody judged both survive; drop rows
+    # that are neither (a null score with a null label is not a row of the long table)
+    return table.filter(pl.col("score").is_not_null() | pl.col("relevance").is_not_null())
+
+
+def to_spark(spark: SparkSession, df: pl.DataFrame) -> SparkDataFrame:
+    return spark.createDataFrame(df.to_arrow())
+
+
+def collected(sdf: SparkDataFrame, keys: list[str]) -> pl.DataFrame:
+    frame = pl.from_arrow(sdf.toArrow())
+    assert isinstance(frame, pl.DataFrame)
+    return frame.sort(keys)
+
+
+# --------------------------------------------------------------------------- values
+
+
+@pytest.mark.parametrize(("seed", "partitions"), [(0, 3), (1, 1), (2, 7)])
+def test_per_query_values_equal_the_in_process_path(
+    spark: SparkSession, seed: int, partitions: int
+) -> None:
+    table = random_table(seed)
+    shuffled = table.sample(fraction=1.0, shuffle=True, seed=seed)
+    sdf = to_spark(spark, shuffled).repartition(4)  # rows of a query on several partitions
+    got = pgs.evaluate(sdf, MEASURES, by="system", partitions=partitions)
+    expected = table.graded.evaluate(MEASURES, by="system")
+    assert_frame_equal(collected(got, ["system", "query"]), expected, check_exact=True)
+
+
+@pytest.mark.parametrize("ties", ["average", "optimistic", "pessimistic"])
+def test_tie_policies(spark: SparkSession, ties: str) -> None:
+    table = random_table(3, queries=25)
+    measures = ["mu_ap", "ap", "ndcg@10", "rr", "err@5", "bpref"]
+    got = pgs.evaluate(to_spark(spark, table), measures, by="system", ties=ties)  # type: ignore[arg-type]
+    expected = table.graded.evaluate(measures, by="system", ties=ties)  # type: ignore[arg-type]
+    assert_frame_equal(collected(got, ["system", "query"]), expected, check_exact=True)
+
+
+def test_table_levels_without_by_run_in_one_partition(spark: SparkSession) -> None:
+    table = random_table(4, queries=20).filter(pl.col("system") == "bm25").drop("system")
+    measures = ["mu_ap(levels=table)", "ap"]
+    got = pgs.evaluate(to_spark(spark, table), measures, partitions=5)
+    assert_frame_equal(collected(got, ["query"]), table.graded.evaluate(measures), check_exact=True)
+
+
+@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"TREC 2003 Robust data not found at {ROBUST}")
+def test_a_real_trec_run(spark: SparkSession) -> None:
+    from polars_graded.report import trec_table
+
+    runs = [ROBUST / "runs" / f"input.{tag}.gz" for tag in ("InexpC2", "rutcor03100")]
+    table = trec_table(runs, ROBUST / "robust03_qrels.txt.gz")
+    measures = ["mu_ap", "ap", "ndcg(gain=linear)@10", "p@10", "rr", "bpref"]
+    got = pgs.evaluate(to_spark(spark, table), measures, by="system", partitions=4)
+    expected = table.graded.evaluate(measures, by="system")
+    assert expected.height == 200
+    assert_frame_equal(collected(got, ["system", "query"]), expected, check_exact=True)
+
+
+def test_summary(spark: SparkSession) -> None:
+    table = random_table(5, queries=30)
+    sdf = to_spark(spark, table)
+    for mean in ("arithmetic", "geometric"):
+        got = pl.from_arrow(pgs.summary(sdf, ["ap", "ndcg@10"], by="system", mean=mean).toArrow())
+        expected = table.graded.summary(["ap", "ndcg@10"], by="system", mean=mean)  # type: ignore[arg-type]
+        assert isinstance(got, pl.DataFrame)
+        assert_frame_equal(got, expected, check_dtypes=False, rel_tol=1e-12, abs_tol=1e-15)
+    no_by = pl.from_arrow(pgs.summary(sdf.drop("system").limit(0), ["ap"]).toArrow())
+    assert isinstance(no_by, pl.DataFrame)
+    assert no_by.columns == ["num_q", "ap"]
+
+
+def test_output_schema_keeps_the_key_types(spark: SparkSession) -> None:
+    table = pl.DataFrame(
+        {"run": [7, 7], "query": [3, 3], "item": ["a", "b"], "score": [1.0, 2.0],
+         "relevance": [1, 0]}
+    )  # fmt: skip
+    got = pgs.evaluate(to_spark(spark, table), ["ap", "ndcg@2"], by="run")
+    assert [(f.name, f.dataType.simpleString()) for f in got.schema.fields] == [
+        ("run", "bigint"),
+        ("query", "bigint"),
+        ("ap", "double"),
+        ("ndcg@2", "double"),
+    ]
+    assert got.collect()[0]["ap"] == 0.5
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_errors_on_the_driver(spark: SparkSession) -> None:
+    sdf = to_spark(spark, random_table(6, queries=3))
+    with pytest.raises(MissingColumnError, match="'qid'"):
+        pgs.evaluate(sdf, ["ap"], query="qid")
+    with pytest.raises(ColumnTypeError, match="numeric"):
+        pgs.evaluate(sdf, ["ap"], score="item")
+    with pytest.raises(InvalidValueError, match="ties='input'"):
+        pgs.evaluate(sdf, ["ap"], ties="input")
+    with pytest.raises(InvalidValueError, match="ranked=True"):
+        pgs.evaluate(sdf, ["ap"], ranked=True)
+    with pytest.raises(InvalidValueError, match="partitions"):
+        pgs.evaluate(sdf, ["ap"], partitions=0)
+    with pytest.raises(pg.UnknownMeasureError):
+        pgs.evaluate(sdf, ["nope"])
+    with pytest.raises(InvalidValueError, match="mean"):
+        pgs.summary(sdf, ["ap"], mean="median")  # type: ignore[arg-type]
+
+
+def test_bad_rows_fail_the_job_with_the_library_message(spark: SparkSession) -> None:
+    table = pl.DataFrame(
+        {"query": ["q1", "q1"], "item": ["a", "a"], "score": [1.0, 2.0], "relevance": [1, 0]}
+    )
+    with pytest.raises(Exception, match="DuplicateKeyError") as info:
+        pgs.evaluate(to_spark(spark, table), ["ap"]).collect()
+    assert "q1" in str(info.value)
+
+
+# --------------------------------------------------------------------------- Spark Connect
+
+CONNECT_SCRIPT = textwrap.dedent(
+    """
+    import os, sys
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    import polars as pl
+    from polars.testing import assert_frame_equal
+    from pyspark.sql import SparkSession
+    from polars_graded import spark as pgs
+
+    builder = SparkSession.builder.remote("local[2]")
+    for key, value in {config}.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    table = pl.read_parquet(sys.argv[1])
+    got = pgs.evaluate(session.createDataFrame(table.to_pandas()), {measures}, by="system")
+    got = pl.from_pandas(got.toPandas()).sort("system", "query")
+    expected = table.graded.evaluate({measures}, by="system")
+    assert_frame_equal(got, expected, check_exact=True)
+    session.stop()
+    print("connect ok")
+    """
+)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("grpc") is None, reason="Spark Connect needs pyspark[connect]"
+)
+def test_spark_connect(tmp_path: Path) -> None:
+    """A Spark Connect session (a local server), in its own process: one JVM per process."""
+    path = tmp_path / "table.parquet"
+    random_table(7, queries=15).write_parquet(path)
+    script = CONNECT_SCRIPT.format(config=SESSION_CONFIG, measures=["mu_ap", "ndcg@10", "rr"])
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "connect ok" in out.stdout
+
+
+def test_the_readme_example_gives_the_notebook_numbers(tmp_path: Path) -> None:
+    """examples/spark_evaluate.py (the README's cluster example), run as a user would."""
+    source = tmp_path / "runs.parquet"
+    table = random_table(8, queries=20)
+    table.write_parquet(source)
+    script = Path(__file__).resolve().parents[1] / "examples" / "spark_evaluate.py"
+    argv = [sys.executable, str(script), str(source), str(tmp_path / "eval"), "--by", "system"]
+    argv += ["-m", "mu_ap", "-m", "ap(rel=2)", "-m", "ndcg@10", "--partitions", "3"]
+    env = os.environ | {"PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    measures = ["mu_ap", "ap(rel=2)", "ndcg@10"]
+    per_query = pl.read_parquet(tmp_path / "eval" / "per_query" / "*.parquet")
+    assert_frame_equal(
+        per_query.sort("system", "query"),
+        table.graded.evaluate(measures, by="system"),
+        check_exact=True,
+    )
+    summary = pl.read_parquet(tmp_path / "eval" / "summary" / "*.parquet").sort("system")
+    assert_frame_equal(
+        summary, table.graded.summary(measures, by="system"), check_dtypes=False, rel_tol=1e-12
+    )
+
+
+def test_a_polars_frame_is_pointed_to_the_namespace() -> None:
+    table = pl.DataFrame({"query": [1], "item": ["a"], "score": [1.0], "relevance": [1]})
+    with pytest.raises(TypeError, match=r"df\.graded\.evaluate"):
+        pgs.evaluate(table, ["ap"])  # type: ignore[arg-type]
