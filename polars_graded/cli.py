@@ -183,7 +183,7 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
     add_ties_option(sub)
     sub.add_argument(
         "--mean",
-        choices=["arithmetic", "geometric"],
+        choices=plan.MEANS,
         default="arithmetic",
         help=(
             "how the printed summary averages over queries: arithmetic (default) or "

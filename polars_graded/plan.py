@@ -10,7 +10,7 @@ input rules and sort the per-query result by its keys.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 import polars as pl
 
@@ -39,6 +39,15 @@ SUMMARY_COUNT = "num_q"
 GEOMETRIC_FLOOR = 1e-5
 """trec_eval's ``MIN_GEO_MEAN``: the geometric mean counts smaller values (and 0) as this."""
 MeanKind = Literal["arithmetic", "geometric"]
+MEANS: tuple[str, ...] = get_args(MeanKind)
+
+
+def check_mean(mean: object) -> MeanKind:
+    """The kind of mean, or an :class:`~polars_graded.InvalidValueError` naming the choices."""
+    if mean not in MEANS:
+        msg = f"mean= must be 'arithmetic' or 'geometric', got {mean!r}"
+        raise InvalidValueError(msg)
+    return mean  # type: ignore[return-value]
 
 
 def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.LazyFrame:
@@ -115,9 +124,7 @@ def summary(
     ``mean="geometric"`` gives trec_eval's geometric mean (``gm_map`` for ``ap``): values
     below :data:`GEOMETRIC_FLOOR` count as it, and the columns are named ``gm_<measure>``.
     """
-    if mean not in ("arithmetic", "geometric"):
-        msg = f"mean= must be 'arithmetic' or 'geometric', got {mean!r}"
-        raise InvalidValueError(msg)
+    check_mean(mean)
     average = _ordered_mean if mean == "arithmetic" else _ordered_geometric_mean
     means = [pl.len().alias(SUMMARY_COUNT), *(average(name) for name in names)]
     if not by:

@@ -134,6 +134,11 @@ class Ranked:
         """``R^t``: judged rows of the query with relevance >= ``rel``, retrieved or not."""
         return (self.ideal >= rel).fill_null(False).sum()
 
+    def evaluated(self, k: int | None) -> pl.Expr:
+        """How many rows a measure with cutoff ``k`` reads: ``min(k, N)``, N retrieved."""
+        retrieved = self.n_retrieved.first()
+        return retrieved if k is None else pl.min_horizontal(retrieved, k)
+
     def tie_size(self) -> pl.Expr:
         """Rows in each row's tie group (only with :attr:`averages_ties`)."""
         return self.tie_end - self.tie_start + 1  # type: ignore[operator]
@@ -280,11 +285,10 @@ def ranked_lists(cols: Columns) -> list[pl.Expr]:
         own.top.alias(TOP_LABEL),
     ]
     if cols.ties == "average":
-        scores = pl.col(cols.score).cast(pl.Float32)
-        if not skips_sort(cols):
-            scores = _sorted(scores, ranking_order(cols.score, cols.item, cols.relevance))
-        start, end = tie_bounds(scores, own.position)
-        lists += [start.alias(TIE_START), end.alias(TIE_END)]
+        start, end = own.tie_start, own.tie_end
+        if skips_sort(cols):
+            start, end = tie_bounds(pl.col(cols.score).cast(pl.Float32), own.position)
+        lists += [start.alias(TIE_START), end.alias(TIE_END)]  # type: ignore[union-attr]
     return lists
 
 

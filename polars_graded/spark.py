@@ -35,7 +35,7 @@ from polars_graded import plan
 from polars_graded.errors import ColumnTypeError, InvalidValueError, MissingColumnError
 from polars_graded.measures import Measure, as_measures
 from polars_graded.namespace import ColumnOptions, MeasureArg, _columns
-from polars_graded.partitioned import ENGINE, _partition_keys
+from polars_graded.partitioned import ENGINE, _check_partitions, _partition_keys
 from polars_graded.ranking import Columns, as_by
 
 if TYPE_CHECKING:
@@ -113,9 +113,7 @@ def summary(
     Spark's own aggregation: equal to the in-process summary up to the last bits (Spark
     adds the partial sums in whatever order its tasks finish).
     """
-    if mean not in ("arithmetic", "geometric"):
-        msg = f"mean= must be 'arithmetic' or 'geometric', got {mean!r}"
-        raise InvalidValueError(msg)
+    plan.check_mean(mean)
     per_query = evaluate(df, measures, partitions=partitions, **columns)
     names = [str(m) for m in as_measures(measures)]
     return summarize(per_query, names, by=_columns(columns).by, mean=mean)
@@ -135,9 +133,7 @@ def summarize(
     """
     from pyspark.sql import functions as F
 
-    if mean not in ("arithmetic", "geometric"):
-        msg = f"mean= must be 'arithmetic' or 'geometric', got {mean!r}"
-        raise InvalidValueError(msg)
+    plan.check_mean(mean)
     groups = as_by(by)
 
     def average(name: str) -> Any:
@@ -254,7 +250,4 @@ def _check_schema(schema: StructType, cols: Columns) -> None:
 def _partition_count(df: SparkDataFrame, partitions: int | None) -> int:
     if partitions is None:
         return int(df.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200)
-    if isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1:
-        msg = f"partitions must be a positive integer, got {partitions!r}"
-        raise InvalidValueError(msg)
-    return partitions
+    return _check_partitions(partitions)

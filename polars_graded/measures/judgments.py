@@ -57,11 +57,8 @@ def _expected_capped_count_above(r: Ranked, non_relevant: pl.Expr, cap: pl.Expr)
 
 def judged_share(r: Ranked, k: int | None) -> pl.Expr:
     """Judged@k: share of the top ``min(k, N)`` retrieved rows that are judged."""
-    judged = r.rel.is_not_null().cast(pl.Float64)
-    judged = r.tie_mean(judged) if r.averages_ties else judged
-    shown = r.n_retrieved.first()
-    shown = shown if k is None else pl.min_horizontal(shown, k)
-    return safe_ratio(pl.when(r.in_list(k)).then(judged).sum(), shown)
+    judged = r.tie_mean(r.rel.is_not_null().cast(pl.Float64))
+    return safe_ratio(pl.when(r.in_list(k)).then(judged).sum(), r.evaluated(k))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -11,7 +11,7 @@ from typing import ClassVar
 import polars as pl
 
 from polars_graded.measures.base import Measure, check_number, safe_ratio
-from polars_graded.measures.tie_average import expected_reciprocal_rank, first_relevant_chance
+from polars_graded.measures.tie_average import averaged_reciprocal_rank, first_relevant_chance
 from polars_graded.ranking import Ranked
 
 
@@ -42,7 +42,7 @@ def r_precision(r: Ranked, rel: float = 1) -> pl.Expr:
 def reciprocal_rank(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
     """1 / position of the first relevant row within k, else 0 (trec_eval ``recip_rank``)."""
     if r.averages_ties:
-        return expected_reciprocal_rank(r, r.hits(rel), k)
+        return averaged_reciprocal_rank(r, r.hits(rel), k)
     first = pl.when(r.hits(rel) & r.in_list(k)).then(r.position).min()
     return (1.0 / first.cast(pl.Float64)).fill_null(0.0)
 

@@ -68,7 +68,7 @@ def first_relevant_chance(r: Ranked, hit: pl.Expr) -> pl.Expr:
     return clear_before * (1.0 - stays_clear)
 
 
-def expected_reciprocal_rank(r: Ranked, hit: pl.Expr, k: int | None) -> pl.Expr:
+def averaged_reciprocal_rank(r: Ranked, hit: pl.Expr, k: int | None) -> pl.Expr:
     """E[1 / position of the first relevant row within ``k``] (0 when there is none)."""
     first_here = first_relevant_chance(r, hit)
     return pl.when(r.in_list(k) & (first_here > 0)).then(first_here / r.position).sum()

@@ -91,19 +91,17 @@ def _subset_product_means(values: np.ndarray, most: int) -> np.ndarray:
 
 def rank_biased_precision(r: Ranked, persistence: float, rel: float, k: int | None) -> pl.Expr:
     """RBP@k: ``(1 - P) sum_{p <= k} hit_p P^(p-1)``."""
-    hit = r.tie_mean(r.hits(rel)) if r.averages_ties else r.hits(rel).cast(pl.Float64)
+    hit = r.tie_mean(r.hits(rel).cast(pl.Float64))
     weight = pl.lit(persistence).pow(r.position - 1)
     return (1.0 - persistence) * pl.when(r.in_list(k)).then(hit * weight).sum()
 
 
 def rbp_residual(r: Ranked, persistence: float, k: int | None) -> pl.Expr:
     """RBP's residual: the weight of the unjudged rows evaluated and of every row beyond."""
-    unjudged = r.rel.is_null().cast(pl.Float64)
-    unjudged = r.tie_mean(unjudged) if r.averages_ties else unjudged
+    unjudged = r.tie_mean(r.rel.is_null().cast(pl.Float64))
     weight = pl.lit(persistence).pow(r.position - 1)
-    depth = r.n_retrieved.first() if k is None else pl.min_horizontal(r.n_retrieved.first(), k)
     seen = (1.0 - persistence) * pl.when(r.in_list(k)).then(unjudged * weight).sum()
-    return seen + pl.lit(persistence).pow(depth)
+    return seen + pl.lit(persistence).pow(r.evaluated(k))
 
 
 def _check_persistence(value: object, measure: str) -> float:
