@@ -25,6 +25,7 @@ ranking: the same items scored by their label.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Sequence
 
 import polars as pl
@@ -87,9 +88,17 @@ def table_1() -> pl.DataFrame:
     polars.DataFrame
         One row; columns ``t=5`` .. ``t=0``, ``mean``, ``mean 5>t>0`` and ``µAP``.
     """
-    ap = {t: pg.AP(rel=t) for t in THRESHOLDS}
-    values = ranking().graded.evaluate([*ap.values(), pg.MuAP])
+    ap = {t: pg.AP(rel=t) for t in THRESHOLDS if t > 0}
+    with warnings.catch_warnings():
+        # The paper's t=5 is above every label on purpose (AP^5 = 0).
+        warnings.simplefilter("ignore", pg.GradedWarning)
+        values = ranking().graded.evaluate([*ap.values(), pg.MuAP])
     at = [pl.col(str(m)).alias(f"t={t}") for t, m in ap.items()]
+    if 0 in THRESHOLDS:
+        # The paper's t=0 counts every judged item as relevant; the library never counts a
+        # label <= 0 as relevant (thresholds must be > 0), so AP^0 is AP^1 on labels + 1.
+        shifted = ranking([label + 1 for label in REL]).graded.evaluate([pg.AP])
+        at.append(pl.lit(shifted.get_column(str(pg.AP)).item()).alias("t=0"))
     inner = [f"t={t}" for t in THRESHOLDS if 0 < t < max(THRESHOLDS)]
     return values.select(at).with_columns(
         pl.mean_horizontal(f"t={t}" for t in THRESHOLDS).alias(MEAN),

@@ -19,6 +19,8 @@ from polars_graded.errors import (
     ColumnTypeError,
     DuplicateKeyError,
     GradedError,
+    GradedWarning,
+    InputFileError,
     InvalidValueError,
     MeasureParameterError,
     MissingColumnError,
@@ -64,6 +66,7 @@ from polars_graded.measures import (
     RBPResidual,
     RPrec,
     Success,
+    measure_name,
     parse_measure,
 )
 from polars_graded.partitioned import evaluate_parquet, summary_parquet
@@ -88,6 +91,8 @@ __all__ = [
     "DuplicateKeyError",
     "GradedError",
     "GradedNamespace",
+    "GradedWarning",
+    "InputFileError",
     "InvalidValueError",
     "Judged",
     "MeanNDCG",
@@ -113,6 +118,7 @@ __all__ = [
     "mean_ndcg",
     "mean_ndcng",
     "measure_expr",
+    "measure_name",
     "mu_ap",
     "ndcg",
     "ndcng",

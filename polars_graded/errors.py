@@ -38,3 +38,13 @@ class UnknownMeasureError(GradedError, ValueError):
 
 class MeasureParameterError(GradedError, ValueError):
     """A measure parameter that is unknown or has an invalid value."""
+
+
+class InputFileError(GradedError, ValueError):
+    """A file cannot be read as the evaluation needs it: missing, truncated, corrupt, a glob
+    that matches nothing, Parquet files whose schemas differ. The message names the file."""
+
+
+class GradedWarning(UserWarning):
+    """Input that evaluates but is almost always a mistake (e.g. a relevance threshold above
+    every label of the table)."""

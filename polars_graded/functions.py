@@ -3,7 +3,13 @@
 Each function returns a ``pl.Expr`` that ranks the rows of its group (score as float32
 descending, ties by item descending) and computes one measure, aliased to the measure's
 canonical name. Group by ``query`` (plus any system columns) yourself. Unlike the
-``graded`` namespace, these do not validate the input (see :mod:`polars_graded.validate`).
+``graded`` namespace, these do not validate the input (see :mod:`polars_graded.validate`);
+but no NaN or infinite value leaves them: one (from an infinite or NaN label, or from DCG's
+exponential gain on labels >= 1024, as 2^1024 overflows float64) raises an
+:class:`~polars_graded.InvalidValueError` when the expression runs, without naming the row.
+NDCG and mean NDCG scale their exponential gains to the query's top label, as the namespace
+does, so they stay finite on labels of any size; ERR does the same with its ``max_rel``.
+Parameters are checked as everywhere: a relevance threshold ``rel`` must be > 0.
 
 Examples
 --------
@@ -27,10 +33,12 @@ shape: (1, 3)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TypedDict, Unpack
 
 import polars as pl
 
+from polars_graded.errors import InvalidValueError
 from polars_graded.measures import (
     AP,
     DCG,
@@ -81,6 +89,10 @@ def measure_expr(
 ) -> pl.Expr:
     """The expression of any measure object, named by its canonical string.
 
+    A NaN or infinite value raises an :class:`~polars_graded.InvalidValueError` when the
+    expression runs (an infinite label; DCG's ``2^label`` beyond float64): it never leaves
+    as a number.
+
     Examples
     --------
     >>> import polars_graded as pg
@@ -89,7 +101,26 @@ def measure_expr(
     'ap(rel=2)@10'
     """
     ranked = rank_in_group(relevance, score, item, ties)
-    return measure.expr(ranked).alias(str(measure))
+    value = measure.expr(ranked).cast(pl.Float64)
+    # Elementwise: Polars calls it once per batch of per-group values, not once per group.
+    checked = value.map_batches(
+        partial(_finite_or_raise, measure), return_dtype=pl.Float64, is_elementwise=True
+    )
+    return checked.alias(str(measure))
+
+
+def _finite_or_raise(measure: Measure, values: pl.Series) -> pl.Series:
+    """``values`` unchanged, or an error if one is NaN or infinite."""
+    broken = values.filter(~values.is_finite())
+    if broken.len():
+        count = "1 group" if broken.len() == 1 else f"{broken.len()} groups"
+        msg = (
+            f"measure {str(measure)!r} is {broken[0]} for {count}; likely cause: an infinite "
+            f"or NaN label (the expression functions do not check their input; "
+            f"df.graded.evaluate names the offending rows), or {measure.nonfinite_cause()}"
+        )
+        raise InvalidValueError(msg)
+    return values
 
 
 def ap(

@@ -20,12 +20,12 @@ from polars_graded.measures import (
     RR,
     MeanNDCG,
     MeanNDCNG,
-    Measure,
+    MeasureSpec,
     MuAP,
     P,
     R,
     RPrec,
-    as_measures,
+    as_named_measures,
 )
 from polars_graded.measures.judgments import BinaryPreference, JudgedShare
 from polars_graded.measures.sets import SuccessAtK
@@ -37,7 +37,8 @@ from polars_graded.measures.user_models import (
 from polars_graded.ranking import Columns, TiePolicy, as_by
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
-MeasureArg = Measure | str | Sequence[Measure | str]
+MeasureArg = MeasureSpec
+"""One measure or name, a list of them, or a mapping output name -> measure or name."""
 GainArg = str | Mapping[float, float]
 
 
@@ -129,7 +130,9 @@ class GradedNamespace(Generic[FrameT]):
         Parameters
         ----------
         measures
-            Measure objects or names (``"mu_ap"``, ``"ndcg@10"``, ``"ap(rel=2)@10"``, ...).
+            Measure objects or names (``"mu_ap"``, ``"ndcg@10"``, ``"ap(rel=2)@10"``, ...),
+            or a mapping output name -> measure or name (``{"rbp80": "rbp(p=0.8)@5"}``)
+            to name the result columns yourself.
         **columns
             ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=``, ``ranked=`` (see
             :class:`ColumnOptions`).
@@ -137,8 +140,22 @@ class GradedNamespace(Generic[FrameT]):
         Returns
         -------
         DataFrame or LazyFrame
-            One row per ``by + [query]`` (sorted), one Float64 column per measure named by
-            its canonical string.
+            One row per ``by + [query]`` (sorted), one Float64 column per measure: named by
+            its canonical string (defaults dropped: ``"rbp(p=0.8,rel=1)@5"`` gives
+            ``rbp@5``, see :func:`polars_graded.measure_name`), or by the mapping, in its
+            order.
+
+        Raises
+        ------
+        GradedError
+            Bad input (the message names the column, the rule and example rows), a bad
+            measure or output name (one that is also a key column), or a measure value
+            that would be NaN or infinite.
+
+        Warns
+        -----
+        GradedWarning
+            A measure's relevance threshold is above every label of the table.
 
         Examples
         --------
@@ -157,9 +174,18 @@ class GradedNamespace(Generic[FrameT]):
         ╞═══════╪══════════╪══════════╪═══════════╡
         │ 1     ┆ 0.541667 ┆ 0.521296 ┆ 0.5       │
         └───────┴──────────┴──────────┴───────────┘
+        >>> df.graded.evaluate({"rbp80": "rbp(p=0.8)@2", "top2": polars_graded.NDCG @ 2})
+        shape: (1, 3)
+        ┌───────┬───────┬──────────┐
+        │ query ┆ rbp80 ┆ top2     │
+        │ ---   ┆ ---   ┆ ---      │
+        │ i64   ┆ f64   ┆ f64      │
+        ╞═══════╪═══════╪══════════╡
+        │ 1     ┆ 0.16  ┆ 0.521296 │
+        └───────┴───────┴──────────┘
         """
         cols = _columns(columns)
-        return self._finish(plan.per_query(self._frame.lazy(), as_measures(measures), cols))
+        return self._finish(plan.per_query(self._frame.lazy(), measures, cols))
 
     def summary(
         self,
@@ -173,7 +199,8 @@ class GradedNamespace(Generic[FrameT]):
         The mean of ``mu_ap`` is µMAP. Every query of the table counts, including those with
         no relevant row (they score 0), as trec_eval does with ``-c``. ``mean="geometric"``
         gives trec_eval's geometric mean instead (``gm_map`` for ``ap``: values below 1e-5
-        count as 1e-5), in columns named ``gm_<measure>``.
+        count as 1e-5), in columns named ``gm_<measure>``. ``measures`` as for
+        :meth:`evaluate`: a mapping output name -> measure names the columns.
 
         Examples
         --------
@@ -194,9 +221,9 @@ class GradedNamespace(Generic[FrameT]):
         └───────┴──────────┴──────────┘
         """
         cols = _columns(columns)
-        wanted = as_measures(measures)
+        wanted = as_named_measures(measures)
         values = plan.per_query(self._frame.lazy(), wanted, cols)
-        return self._finish(plan.summary(values, [str(m) for m in wanted], cols.by, mean))
+        return self._finish(plan.summary(values, list(wanted), cols.by, mean))
 
     def mu_ap(
         self,
@@ -213,7 +240,7 @@ class GradedNamespace(Generic[FrameT]):
         ----------
         levels
             ``"query"`` (each query's own distinct positive labels, the default), ``"table"``
-            (those of the whole table, or of each ``by`` group) or a list of levels.
+            (those of the whole table, or of each ``by`` group) or a list of levels (> 0).
         k
             Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
         **columns
@@ -254,7 +281,7 @@ class GradedNamespace(Generic[FrameT]):
         Parameters
         ----------
         rel
-            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+            Relevance threshold, > 0: rows with a label >= ``rel`` are relevant (default 1).
         k
             Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
         **columns
@@ -425,7 +452,7 @@ class GradedNamespace(Generic[FrameT]):
         k
             Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
         rel
-            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+            Relevance threshold, > 0: rows with a label >= ``rel`` are relevant (default 1).
         **columns
             ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
             key columns such as ``"system"``); see :class:`ColumnOptions`.
@@ -466,7 +493,7 @@ class GradedNamespace(Generic[FrameT]):
         k
             Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
         rel
-            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+            Relevance threshold, > 0: rows with a label >= ``rel`` are relevant (default 1).
         **columns
             ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
             key columns such as ``"system"``); see :class:`ColumnOptions`.
@@ -503,7 +530,7 @@ class GradedNamespace(Generic[FrameT]):
         Parameters
         ----------
         rel
-            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+            Relevance threshold, > 0: rows with a label >= ``rel`` are relevant (default 1).
         **columns
             ``query=``, ``item=``, ``score=``, ``relevance=`` (column names) and ``by=`` (extra
             key columns such as ``"system"``); see :class:`ColumnOptions`.
@@ -542,7 +569,7 @@ class GradedNamespace(Generic[FrameT]):
         Parameters
         ----------
         rel
-            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+            Relevance threshold, > 0: rows with a label >= ``rel`` are relevant (default 1).
         k
             Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
         **columns
@@ -672,7 +699,7 @@ class GradedNamespace(Generic[FrameT]):
         p
             Persistence, the chance of going on to the next row (0 < p < 1).
         rel
-            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+            Relevance threshold, > 0: rows with a label >= ``rel`` are relevant (default 1).
         k
             Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
         **columns
@@ -750,7 +777,7 @@ class GradedNamespace(Generic[FrameT]):
         Parameters
         ----------
         rel
-            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+            Relevance threshold, > 0: rows with a label >= ``rel`` are relevant (default 1).
         **columns
             Column names, ``by=``, ``ranked=`` and ``ties=``; see :class:`ColumnOptions`.
 
@@ -824,7 +851,7 @@ class GradedNamespace(Generic[FrameT]):
         Parameters
         ----------
         rel
-            Relevance threshold: rows with a label >= ``rel`` are relevant (default 1).
+            Relevance threshold, > 0: rows with a label >= ``rel`` are relevant (default 1).
         k
             Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.
         **columns
@@ -979,12 +1006,12 @@ class GradedNamespace(Generic[FrameT]):
             ranked=ranked,
             ties=ties,
         )
-        wanted = as_measures(measures)
+        wanted = as_named_measures(measures)
         engine = "in-memory" if isinstance(self._frame, pl.DataFrame) else "auto"
         values = plan.per_query(self._frame.lazy(), wanted, cols).collect(engine=engine)
         return compare(
             values,
-            [str(m) for m in wanted],
+            list(wanted),
             system=systems[0],
             query=query,
             baseline=baseline,
@@ -997,11 +1024,12 @@ class GradedNamespace(Generic[FrameT]):
         )
 
     def per_threshold(self, **columns: Unpack[ColumnOptions]) -> FrameT:
-        """MAP at each relevance level of the table, its weight in µMAP, and µMAP.
+        """MAP at each relevance level of the table, and its share of µMAP.
 
         See :func:`polars_graded.breakdown.per_threshold`: one row per ``by`` group and
-        threshold, columns ``[*by, "threshold", "weight", "map", "mu_map"]``, with
-        ``mu_map = sum(weight * map)``.
+        threshold, columns ``[*by, "threshold", "weight", "map", "contribution",
+        "mu_map_table_levels", "mu_map"]``; ``mu_map`` is ``summary(["mu_ap"])``'s µMAP and
+        the sum of the contributions, ``mu_map_table_levels = sum(weight * map)``.
 
         Parameters
         ----------
@@ -1024,15 +1052,15 @@ class GradedNamespace(Generic[FrameT]):
         ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
         ... })
         >>> df.graded.per_threshold()
-        shape: (2, 4)
-        ┌───────────┬────────┬──────────┬──────────┐
-        │ threshold ┆ weight ┆ map      ┆ mu_map   │
-        │ ---       ┆ ---    ┆ ---      ┆ ---      │
-        │ f64       ┆ f64    ┆ f64      ┆ f64      │
-        ╞═══════════╪════════╪══════════╪══════════╡
-        │ 1.0       ┆ 0.5    ┆ 0.583333 ┆ 0.541667 │
-        │ 2.0       ┆ 0.5    ┆ 0.5      ┆ 0.541667 │
-        └───────────┴────────┴──────────┴──────────┘
+        shape: (2, 6)
+        ┌───────────┬────────┬──────────┬──────────────┬─────────────────────┬──────────┐
+        │ threshold ┆ weight ┆ map      ┆ contribution ┆ mu_map_table_levels ┆ mu_map   │
+        │ ---       ┆ ---    ┆ ---      ┆ ---          ┆ ---                 ┆ ---      │
+        │ f64       ┆ f64    ┆ f64      ┆ f64          ┆ f64                 ┆ f64      │
+        ╞═══════════╪════════╪══════════╪══════════════╪═════════════════════╪══════════╡
+        │ 1.0       ┆ 0.5    ┆ 0.583333 ┆ 0.291667     ┆ 0.541667            ┆ 0.541667 │
+        │ 2.0       ┆ 0.5    ┆ 0.5      ┆ 0.25         ┆ 0.541667            ┆ 0.541667 │
+        └───────────┴────────┴──────────┴──────────────┴─────────────────────┴──────────┘
         """
         from polars_graded.breakdown import per_threshold
 

@@ -5,21 +5,29 @@ The plan: group the table by ``by + [query]`` once, holding each query's ranking
 contiguous and ranked; aggregate every expression measure over that in one ``group_by``;
 join the measures that need a frame of their own (µAP on data-dependent levels); check the
 input rules and sort the per-query result by its keys.
+
+When the result is collected, two more checks run on the per-query values, which are small:
+no value may be NaN or infinite (an error names the measure, a query and the likely cause),
+and a measure whose relevance threshold lies above every label of the table, so that it is
+0 for every query, gets one :class:`~polars_graded.errors.GradedWarning`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from typing import Literal, get_args
 
 import polars as pl
 
-from polars_graded.errors import InvalidValueError
-from polars_graded.measures import Measure
+from polars_graded.errors import GradedWarning, InvalidValueError
+from polars_graded.measures import Measure, MeasureSpec, as_named_measures
+from polars_graded.measures.base import format_number
 from polars_graded.ranking import (
     POSITION,
     RANKING_ID,
     TIE_START,
+    TOP_LABEL,
     Columns,
     explode_ranked,
     mark_ranked_order,
@@ -36,6 +44,8 @@ from polars_graded.validate import (
 )
 
 SUMMARY_COUNT = "num_q"
+_VALUE_PREFIX = "__pg_value_"
+"""Measure values are computed under these names; output names are given at the end."""
 GEOMETRIC_FLOOR = 1e-5
 """trec_eval's ``MIN_GEO_MEAN``: the geometric mean counts smaller values (and 0) as this."""
 MeanKind = Literal["arithmetic", "geometric"]
@@ -50,10 +60,26 @@ def check_mean(mean: object) -> MeanKind:
     return mean  # type: ignore[return-value]
 
 
-def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.LazyFrame:
-    """Per-query values of ``measures``: one row per ``by + [query]``, one column each."""
+def per_query(
+    lf: pl.LazyFrame,
+    measures: MeasureSpec,
+    cols: Columns,
+    *,
+    warn: bool | Callable[[float | None], object] = True,
+) -> pl.LazyFrame:
+    """Per-query values of ``measures``: one row per ``by + [query]``, one column each.
+
+    ``measures``: measures or their names (columns named canonically), or a mapping output
+    name -> measure. ``warn``: when collected, a measure whose threshold is above every
+    label gets a :class:`~polars_graded.errors.GradedWarning` (``True``), or nothing
+    (``False``); a caller evaluating a table in parts may pass a function instead, which
+    receives the part's largest label (``None`` without one), and then call
+    :func:`warn_unreachable_thresholds` once with their maximum: no extra pass over the data.
+    """
+    named = as_named_measures(measures)
     schema = lf.collect_schema()
     check_schema(schema, cols)
+    check_output_names(named, cols)
     if cols.ranked:
         lf = mark_ranked_order(lf, cols)
     # Read once, by the grouping and by the table-wide row check.
@@ -66,29 +92,102 @@ def per_query(lf: pl.LazyFrame, measures: list[Measure], cols: Columns) -> pl.La
     numbered = number_rankings(grouped, cols).cache()
     ranked = explode_ranked(numbered, cols)
 
-    result = numbered.select(RANKING_ID, *keys, *(c.meta.output_name() for c in checks))
+    # Internal column names: an output name may be anything, even another measure's name.
+    inner = {name: f"{_VALUE_PREFIX}{i}" for i, name in enumerate(named)}
+    by_inner = {inner[name]: measure for name, measure in named.items()}
+    outputs = {inner[name]: name for name in named}
+    result = numbered.select(RANKING_ID, *keys, *(c.meta.output_name() for c in checks), TOP_LABEL)
     result = result.join(any_bad_row(lf), how="cross", maintain_order="left")
-    for part in _one_pass_values(ranked, measures, cols):
+    for part in _one_pass_values(ranked, by_inner, cols):
         result = result.join(part, on=RANKING_ID, how="left", maintain_order="left")
-    for measure in measures:
+    for column, measure in by_inner.items():
         if measure.needs_frame():
-            result = result.join(
-                measure.frame(ranked, cols), on=RANKING_ID, how="left", maintain_order="left"
-            )
+            values = measure.frame(ranked, cols).rename({str(measure): column})
+            result = result.join(values, on=RANKING_ID, how="left", maintain_order="left")
 
-    names = [str(m) for m in measures]
     # Joins on the ranking number keep the left frame's order: already sorted by the keys.
-    result = result.with_columns(pl.col(names).cast(pl.Float64).fill_null(0.0))
-    out_schema = pl.Schema({**{k: schema[k] for k in keys}, **dict.fromkeys(names, pl.Float64)})
-    return result.map_batches(
-        lambda frame: raise_on_bad_rows(frame, cols, lf).select(*keys, *names), schema=out_schema
+    result = result.with_columns(pl.col(list(by_inner)).cast(pl.Float64).fill_null(0.0))
+    out_schema = pl.Schema({**{k: schema[k] for k in keys}, **dict.fromkeys(named, pl.Float64)})
+
+    def finish(frame: pl.DataFrame) -> pl.DataFrame:
+        frame = raise_on_bad_rows(frame, cols, lf)
+        raise_on_nonfinite(frame, by_inner, outputs, keys)
+        largest = frame.get_column(TOP_LABEL).max()
+        if callable(warn):
+            warn(largest)  # type: ignore[arg-type]
+        elif warn:
+            warn_unreachable_thresholds(list(named.values()), largest)
+        return frame.select(*keys, *(pl.col(inner[name]).alias(name) for name in named))
+
+    return result.map_batches(finish, schema=out_schema)
+
+
+def check_output_names(named: dict[str, Measure], cols: Columns) -> None:
+    """Output names must differ from the key columns ``by + [query]`` they sit beside."""
+    for name, measure in named.items():
+        if name in cols.keys:
+            msg = (
+                f"the output name {name!r} (of {str(measure)!r}) is also a key column "
+                f"{cols.keys}; name the output otherwise, e.g. "
+                f"evaluate({{'{name}_value': {str(measure)!r}}})"
+            )
+            raise InvalidValueError(msg)
+
+
+def raise_on_nonfinite(
+    frame: pl.DataFrame, measures: dict[str, Measure], outputs: dict[str, str], keys: list[str]
+) -> None:
+    """Raise if a measure value is NaN or infinite: no such value leaves the library.
+
+    ``measures`` and ``outputs`` map each value column of ``frame`` to its measure and its
+    output name. The input rules catch NaN and infinite labels; what is left is arithmetic
+    beyond float64, e.g. exponential gain on labels >= 1024 in a DCG.
+    """
+    for column, measure in measures.items():
+        values = frame.get_column(column)
+        broken = frame.filter(~values.is_finite())
+        if broken.height == 0:
+            continue
+        row = broken.row(0, named=True)
+        key = ", ".join(f"{k}={row[k]!r}" for k in keys)
+        affected = "1 query" if broken.height == 1 else f"{broken.height} queries"
+        name = outputs[column]
+        called = repr(str(measure)) if name == str(measure) else f"{name!r} ({measure})"
+        msg = (
+            f"measure {called} is {row[column]} for {affected}, e.g. ({key}); "
+            f"likely cause: {measure.nonfinite_cause()}"
+        )
+        raise InvalidValueError(msg)
+
+
+def warn_unreachable_thresholds(measures: Sequence[Measure], largest_label: object) -> None:
+    """One :class:`GradedWarning` naming every measure whose threshold is above
+    ``largest_label``, the table's largest label.
+
+    Nothing when the table has no positive label (or none at all): every measure is 0
+    there, whatever its threshold, so the threshold is not what to look at.
+    """
+    if not isinstance(largest_label, int | float) or not largest_label > 0:
+        return
+    above = [m for m in measures if (t := m.lowest_threshold()) is not None and t > largest_label]
+    if not above:
+        return
+    names = ", ".join(str(m) for m in above)
+    msg = (
+        f"{names}: the relevance threshold is above every label of the table (the largest "
+        f"is {format_number(largest_label)}), so the value is 0 for every query; a row is "
+        "relevant when its label is >= the threshold (rel=, default 1; µAP's lowest level): "
+        "rescale the labels or lower the threshold"
     )
+    warnings.warn(msg, GradedWarning, stacklevel=2)
 
 
 def _one_pass_values(
-    ranked: pl.LazyFrame, measures: list[Measure], cols: Columns
+    ranked: pl.LazyFrame, measures: dict[str, Measure], cols: Columns
 ) -> list[pl.LazyFrame]:
     """Per-ranking values of the measures that are one aggregation, in one or two passes.
+
+    ``measures``: column name -> measure.
 
     Measures that read only the top of each list (``ndcg@10``, ``p@10``) are aggregated
     over the rows within their deepest cutoff, which is a small share of a long ranking
@@ -97,18 +196,18 @@ def _one_pass_values(
     """
     r = pre_ranked(cols)
     top_rows = TIE_START if r.averages_ties else POSITION
-    in_one_pass = [m for m in measures if not m.needs_frame()]
-    depths = [m.depth() for m in in_one_pass]
-    shallow = [m for m, d in zip(in_one_pass, depths, strict=True) if d is not None]
-    deep = [m for m, d in zip(in_one_pass, depths, strict=True) if d is None]
+    in_one_pass = {c: m for c, m in measures.items() if not m.needs_frame()}
+    depths = {c: m.depth() for c, m in in_one_pass.items()}
+    shallow = [c for c, d in depths.items() if d is not None]
+    deep = [c for c, d in depths.items() if d is None]
     passes = []
     if shallow:
-        deepest = max(d for d in depths if d is not None)
+        deepest = max(d for d in depths.values() if d is not None)
         passes.append((ranked.filter(pl.col(top_rows) <= deepest), shallow))
     if deep:
         passes.append((ranked, deep))
     return [
-        rows.group_by(RANKING_ID).agg(m.expr(r).alias(str(m)) for m in group)
+        rows.group_by(RANKING_ID).agg(in_one_pass[c].expr(r).alias(c) for c in group)
         for rows, group in passes
     ]
 
@@ -125,6 +224,18 @@ def summary(
     below :data:`GEOMETRIC_FLOOR` count as it, and the columns are named ``gm_<measure>``.
     """
     check_mean(mean)
+    if SUMMARY_COUNT in names:
+        msg = (
+            f"the output name {SUMMARY_COUNT!r} is the summary's count of queries; "
+            "name the measure otherwise"
+        )
+        raise InvalidValueError(msg)
+    if SUMMARY_COUNT in by:
+        msg = (
+            f"the by= column {SUMMARY_COUNT!r} has the name of the summary's count of "
+            "queries; rename it first"
+        )
+        raise InvalidValueError(msg)
     average = _ordered_mean if mean == "arithmetic" else _ordered_geometric_mean
     means = [pl.len().alias(SUMMARY_COUNT), *(average(name) for name in names)]
     if not by:

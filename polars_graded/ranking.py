@@ -139,6 +139,16 @@ class Ranked:
         retrieved = self.n_retrieved.first()
         return retrieved if k is None else pl.min_horizontal(retrieved, k)
 
+    def per_query(self, value: float) -> pl.Expr:
+        """``value`` as one number per query, for a divisor.
+
+        Polars divides a column by a scalar as a multiplication by its inverse (``6 * (1/10)``
+        is 0.6000000000000001) but a single value by a plain division (0.6), so dividing by a
+        literal would make a query's last bit depend on how many queries the frame holds.
+        A per-query divisor always divides: the exact quotient, as trec_eval's.
+        """
+        return self.n_retrieved.first() * 0 + value
+
     def tie_size(self) -> pl.Expr:
         """Rows in each row's tie group (only with :attr:`averages_ties`)."""
         return self.tie_end - self.tie_start + 1  # type: ignore[operator]

@@ -29,6 +29,10 @@ _EXAMPLE = "__pg_example_item"
 _BROKEN = "__pg_broken"
 
 
+RESERVED_PREFIX = "__pg_"
+"""The prefix of the evaluation's internal columns (see :mod:`polars_graded.ranking`)."""
+
+
 def check_schema(schema: pl.Schema, cols: Columns) -> None:
     """Raise if a needed column is missing or score/relevance are not numeric."""
     needed = [*cols.by, cols.query, cols.item, cols.score, cols.relevance]
@@ -36,6 +40,13 @@ def check_schema(schema: pl.Schema, cols: Columns) -> None:
         msg = (
             f"the columns must be distinct, got by={list(cols.by)}, "
             f"query/item/score/relevance={needed[-4:]}"
+        )
+        raise InvalidValueError(msg)
+    reserved = [name for name in needed if name.startswith(RESERVED_PREFIX)]
+    if reserved:
+        msg = (
+            f"column {reserved[0]!r}: names starting with {RESERVED_PREFIX!r} are reserved for "
+            "the evaluation's own columns; rename it first"
         )
         raise InvalidValueError(msg)
     for name in needed:
@@ -76,6 +87,9 @@ class _Rule:
     error: type[InvalidValueError] = InvalidValueError
     flag: Callable[[Columns], pl.Expr] | None = None
     """Per-query flag of a query rule; ``None`` for a row rule."""
+    confirm: Callable[[Columns], pl.Expr] | None = None
+    """What the error path confirms and counts, per query, when not ``bad`` itself: two
+    rules that describe one fault share it, so that the message counts every query."""
 
 
 _RULES = (
@@ -99,6 +113,14 @@ _RULES = (
         lambda c: f"column {c.relevance!r} must not be NaN (use null for an unjudged row)",
     ),
     _Rule(
+        "infinite_relevance",
+        lambda c: pl.col(c.relevance).is_infinite(),
+        lambda c: (
+            f"column {c.relevance!r} must be finite: an infinite label has no gain and makes "
+            "every measure of its query NaN (use a large finite label, or null for unjudged)"
+        ),
+    ),
+    _Rule(
         "null_item",
         lambda c: pl.col(c.item).is_null(),
         lambda c: f"column {c.item!r} must not be null",
@@ -107,14 +129,27 @@ _RULES = (
         "ranked_order",
         lambda c: ~pl.col(IN_ORDER),
         lambda c: _RANKED_RULE.format(score=c.score, item=c.item),
+        confirm=lambda c: _out_of_ranked_order(),
     ),
     _Rule(
         "ranked_runs",
         lambda c: pl.col(RUN) != pl.col(RUN).first(),
         lambda c: _RANKED_RULE.format(score=c.score, item=c.item),
         flag=lambda c: pl.col(RUN).first() != pl.col(RUN).last(),
+        confirm=lambda c: _out_of_ranked_order(),
     ),
 )
+
+
+def _out_of_ranked_order() -> pl.Expr:
+    """Rows of a query out of ranked order, or in a second run of its rows: either rule.
+
+    A shuffled table breaks the order mostly between runs of one query, so the two ranked
+    rules must count together (per query, inside a group).
+    """
+    return ~pl.col(IN_ORDER) | (pl.col(RUN) != pl.col(RUN).first())
+
+
 _RANKED_RULE = (
     "ranked=True: the rows of each query must be contiguous and in ranked order "
     "({score!r} descending, null scores last, and with ties='trec_eval' ties by {item!r} "
@@ -132,7 +167,7 @@ def _applies(rule: _Rule, cols: Columns, schema: pl.Schema) -> bool:
         return cols.ranked
     if rule.name == "nan_score":
         return schema[cols.score].is_float()
-    if rule.name == "nan_relevance":
+    if rule.name in ("nan_relevance", "infinite_relevance"):
         return schema[cols.relevance].is_float()
     return True
 
@@ -218,7 +253,8 @@ def raise_on_bad_rows(frame: pl.DataFrame, cols: Columns, source: pl.LazyFrame) 
             continue
         # The row flag is table-wide: any query may hold the row.
         flagged = None if flag == BAD_ROW else frame.filter(pl.col(flag)).select(cols.keys)
-        bad = _offending(source, cols, rule.bad(cols), flagged)
+        confirm = rule.bad(cols) if rule.confirm is None else rule.confirm(cols)
+        bad = _offending(source, cols, confirm, flagged)
         if bad.height:
             item = None if rule.name == "null_item" else cols.item
             affected = "1 query" if bad.height == 1 else f"{bad.height} queries"

@@ -15,6 +15,7 @@ import math
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -339,3 +340,193 @@ def test_namespace_methods_and_expressions_equal_evaluate() -> None:
         assert_frame_equal(method, expected.select("query", name))
         mine = df.group_by("query").agg(expression).sort("query")
         assert_frame_equal(mine, averaged.select("query", name), check_exact=False)
+
+
+# --------------------------------------------------------------------------- thresholds > 0
+
+# Each thresholded measure as (object, namespace method, expression function) at a threshold.
+THRESHOLDED: dict[str, tuple[Callable, Callable, Callable]] = {
+    "ap": (lambda t: pg.AP(rel=t), lambda ns, t: ns.ap(rel=t), lambda t: pg.ap(rel=t)),
+    "p": (lambda t: pg.P(rel=t) @ 5, lambda ns, t: ns.precision(rel=t),
+          lambda t: pg.precision(rel=t)),
+    "recall": (lambda t: pg.R(rel=t), lambda ns, t: ns.recall(rel=t), lambda t: pg.recall(rel=t)),
+    "r_precision": (lambda t: pg.RPrec(rel=t), lambda ns, t: ns.r_precision(rel=t),
+                    lambda t: pg.r_precision(rel=t)),
+    "rr": (lambda t: pg.RR(rel=t), lambda ns, t: ns.rr(rel=t), lambda t: pg.rr(rel=t)),
+    "success": (lambda t: pg.Success(rel=t) @ 1, lambda ns, t: ns.success(rel=t),
+                lambda t: pg.success(rel=t)),
+    "bpref": (lambda t: pg.Bpref(rel=t), lambda ns, t: ns.bpref(rel=t), lambda t: pg.bpref(rel=t)),
+    "rbp": (lambda t: pg.RBP(rel=t), lambda ns, t: ns.rbp(rel=t), lambda t: pg.rbp(rel=t)),
+    "mu_ap": (lambda t: pg.MuAP(levels=[t, 2]), lambda ns, t: ns.mu_ap(levels=[t, 2]),
+              lambda t: pg.mu_ap(levels=[t, 2])),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("threshold", [0, 0.0, -1, -0.5])
+@pytest.mark.parametrize("name", list(THRESHOLDED))
+def test_a_threshold_must_be_above_zero_everywhere(name: str, threshold: float) -> None:
+    # SPEC: a label <= 0 is never relevant; rel=0 used to count label-0 rows as relevant.
+    df = pl.DataFrame(
+        {"query": [1, 1], "item": ["a", "b"], "score": [2.0, 1.0], "relevance": [0, 1]}
+    )
+    make, method, expression = THRESHOLDED[name]
+    calls = {
+        "object": lambda: make(threshold),
+        "namespace": lambda: method(df.graded, threshold),
+        "lazy namespace": lambda: method(df.lazy().graded, threshold).collect(),
+        "expression": lambda: df.group_by("query").agg(expression(threshold)),
+    }
+    for how, call in calls.items():
+        with pytest.raises(pg.MeasureParameterError, match="must be > 0") as info:
+            call()
+        assert isinstance(info.value, ValueError), how
+        assert name in str(info.value), how
+
+
+# --------------------------------------------------------------------------- huge labels
+
+
+def exact_ndcg(ranked: Sequence[float], k: int | None = None) -> float:
+    """NDCG with gain 2^rel - 1 in exact integer arithmetic; only the discounts are floats."""
+    gains = [2 ** int(label) - 1 if label > 0 else 0 for label in ranked]
+    top = max(gains)
+    if top == 0:
+        return 0.0
+    # Gains relative to the top gain are exact fractions; as floats they lose no range.
+    relative = [float(Fraction(g, top)) for g in gains]
+    depth = len(ranked) if k is None else min(k, len(ranked))
+    dcg = sum(relative[p] / math.log2(p + 2) for p in range(depth))
+    ideal_order = sorted(relative, reverse=True)
+    ideal = sum(ideal_order[p] / math.log2(p + 2) for p in range(depth))
+    return dcg / ideal
+
+
+HUGE_LABELS = [
+    [1, 2000, 1999, 0],
+    [1023, 1024, 1030, 3],
+    [5000, 0, 4990, 1, 5000],
+    [2, 1, 0, 1100],
+]
+
+
+@pytest.mark.parametrize("labels", HUGE_LABELS)
+def test_ndcg_on_labels_of_1024_and_more(labels: list[int]) -> None:
+    # 2^1024 overflows float64: NDCG used to be NaN; the ratio is representable.
+    n = len(labels)
+    df = pl.DataFrame(
+        {"query": [1] * n, "item": [f"d{i}" for i in range(n)],
+         "score": [float(n - i) for i in range(n)], "relevance": labels}
+    )  # fmt: skip
+    got = df.graded.evaluate(["ndcg", "ndcg@2", "mean_ndcg"]).row(0, named=True)
+    assert got["ndcg"] == pytest.approx(exact_ndcg(labels), rel=1e-12)
+    assert got["ndcg@2"] == pytest.approx(exact_ndcg(labels, 2), rel=1e-12)
+    mean = sum(exact_ndcg(labels, k) for k in range(1, n + 1)) / n
+    assert got["mean_ndcg"] == pytest.approx(mean, rel=1e-12)
+    # the standalone expressions scale their gains the same way
+    expr = df.group_by("query").agg(pg.ndcg(), pg.ndcg(k=2), pg.mean_ndcg()).row(0, named=True)
+    assert expr["ndcg"] == got["ndcg"]
+    assert expr["ndcg@2"] == got["ndcg@2"]
+    assert expr["mean_ndcg"] == got["mean_ndcg"]
+
+
+def test_ndcg_is_invariant_to_adding_1000_to_every_positive_label() -> None:
+    # With labels l and l + c, 2^(l+c) - 1 is about 2^c (2^l): for large c the ratios tend
+    # to those of 2^l; exact reference on both tables.
+    labels = [3, 0, 1, 2, 0, 3]
+    shifted = [label + 3000 if label > 0 else 0 for label in labels]
+    for values in (labels, shifted):
+        df = pl.DataFrame(
+            {"query": [7] * 6, "item": list("abcdef"), "score": [6.0, 5, 4, 3, 2, 1],
+             "relevance": values}
+        )  # fmt: skip
+        assert df.graded.ndcg()["ndcg"][0] == pytest.approx(exact_ndcg(values), rel=1e-12)
+
+
+def exact_err(ranked: Sequence[float], top: int, k: int | None = None) -> float:
+    """ERR with R = (2^min(g, top) - 1) / 2^top as exact fractions."""
+    total, reach = Fraction(0), Fraction(1)
+    for p, label in enumerate(ranked[:k] if k else ranked, start=1):
+        grade = min(int(label), top) if label > 0 else 0
+        stop = Fraction(2**grade - 1, 2**top)
+        total += reach * stop / p
+        reach *= 1 - stop
+    return float(total)
+
+
+@pytest.mark.parametrize("top", [1024, 2000, 5000])
+def test_err_with_a_top_grade_beyond_float64(top: int) -> None:
+    # 2.0 ** top_grade raised OverflowError at top grades >= 1024.
+    labels = [1, top, top - 1, 0, top - 3]
+    df = pl.DataFrame(
+        {"query": [1] * 5, "item": list("abcde"), "score": [5.0, 4, 3, 2, 1], "relevance": labels}
+    )  # fmt: skip
+    got = df.graded.err(max_rel=top)[f"err(max_rel={top})"][0]
+    assert got == pytest.approx(exact_err(labels, top), rel=1e-12)
+    averaged = df.graded.err(max_rel=top, ties="average")[f"err(max_rel={top})"][0]
+    assert averaged == pytest.approx(exact_err(labels, top), rel=1e-12)
+
+
+def test_err_keeps_its_bits_below_the_exact_top_grade() -> None:
+    # Top grades up to 1000 keep the formula as written: (2^g - 1) / 2^m in float64.
+    labels = [3.5, 0, 1000, 2, 999.25]
+    df = pl.DataFrame(
+        {"query": [1] * 5, "item": list("abcde"), "score": [5.0, 4, 3, 2, 1], "relevance": labels}
+    )  # fmt: skip
+    total, reach = 0.0, 1.0
+    for p, label in enumerate(labels, start=1):
+        stop = (2.0 ** min(label, 1000) - 1.0) / 2.0**1000 if label > 0 else 0.0
+        total += reach * stop / p
+        reach *= 1.0 - stop
+    assert df.graded.err(max_rel=1000)["err(max_rel=1000)"][0] == pytest.approx(total, rel=1e-14)
+
+
+@pytest.mark.parametrize("label", [1024, 1100, 5000])
+def test_dcg_with_exponential_gain_beyond_float64_is_an_error(label: int) -> None:
+    # DCG is not a ratio: 2^1024 cannot be represented. It used to print inf.
+    df = pl.DataFrame(
+        {"query": [1, 1, 2, 2], "item": ["a", "b", "a", "b"], "score": [2.0, 1.0, 2.0, 1.0],
+         "relevance": [1, 2, 0, label]}
+    )  # fmt: skip
+    for frame in (df, df.lazy()):
+        with pytest.raises(pg.InvalidValueError) as info:
+            result = frame.graded.dcg()
+            result.collect() if isinstance(result, pl.LazyFrame) else None
+        message = str(info.value)
+        assert "'dcg'" in message
+        assert "query=2" in message
+        assert "1024" in message
+        assert "gain=linear" in message
+    # the expression function cannot name the row, but raises all the same
+    with pytest.raises(pg.InvalidValueError, match="'dcg' is inf for 1 group"):
+        df.group_by("query").agg(pg.dcg())
+    # the linear gain and NDCG stay finite
+    linear = df.graded.dcg(gain="linear")["dcg(gain=linear)"].to_list()
+    assert linear[1] == pytest.approx(label / math.log2(3))
+    assert df.graded.ndcg()["ndcg"].to_list()[1] == pytest.approx(1 / math.log2(3))
+
+
+@pytest.mark.parametrize("label", [math.inf, -math.inf])
+def test_an_infinite_label_is_a_data_error(label: float) -> None:
+    df = pl.DataFrame(
+        {"query": [1, 1, 2, 2], "item": ["a", "b", "c", "d"], "score": [2.0, 1.0, 2.0, 1.0],
+         "relevance": [1.0, 2.0, 0.0, label]}
+    )  # fmt: skip
+    for measures in (["ndcg"], ["dcg"], ["mu_ap", "ap", "ndcng", "err"]):
+        with pytest.raises(pg.InvalidValueError) as info:
+            df.graded.evaluate(measures)
+        message = str(info.value)
+        assert "'relevance'" in message
+        assert "finite" in message
+        assert "query=2" in message
+        assert "item='d'" in message
+        assert "1 query affected" in message
+        with pytest.raises(pg.InvalidValueError, match="finite"):
+            df.lazy().graded.summary(measures).collect()
+    # the expression functions do not validate, but let no NaN out (-inf is a label <= 0
+    # to them, with no gain)
+    for expression in (pg.ndcg(), pg.dcg(), pg.ndcng(), pg.mean_ndcg()):
+        if label < 0:
+            assert df.group_by("query").agg(expression).to_series(1).is_finite().all()
+            continue
+        with pytest.raises(pg.InvalidValueError, match=r"is (nan|inf) for 1 group"):
+            df.lazy().group_by("query").agg(expression).collect()

@@ -44,25 +44,40 @@ def printed(value: float, digits: int) -> str:
 TABLE_1 = {5: "0.000", 4: "0.125", 3: "0.403", 2: "0.483", 1: "0.780", 0: "1.000"}
 
 
+def ap_at(t: int) -> float:
+    """AP^t of the paper's ranking. The paper's t=0 counts every judged item as relevant;
+    the library never counts a label <= 0 as relevant, so AP^0 is AP^1 on the labels + 1."""
+    if t == 0:
+        return only_value(paper_table([label + 1 for label in REL]).graded.ap(), "ap")
+    name = "ap" if t == 1 else f"ap(rel={t})"
+    return only_value(paper_table().graded.ap(rel=t), name)
+
+
 @pytest.mark.parametrize(("t", "expected"), sorted(TABLE_1.items()))
 def test_ap_at_threshold(t, expected):
-    name = "ap" if t == 1 else f"ap(rel={t})"
-    value = only_value(paper_table().graded.ap(rel=t), name)
-    assert printed(value, 3) == expected
+    assert printed(ap_at(t), 3) == expected
 
 
 def test_ap_at_threshold_zero_counts_every_judged_row():
     # AP^0: every item (labels >= 0) is relevant and all eight are ranked -> exactly 1.
-    assert only_value(paper_table().graded.ap(rel=0), "ap(rel=0)") == pytest.approx(1.0)
+    assert ap_at(0) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("t", [0, -1, -0.5])
+def test_a_threshold_at_or_below_zero_is_refused(t):
+    with pytest.raises(pg.MeasureParameterError, match="> 0"):
+        paper_table().graded.ap(rel=t)
+    with pytest.raises(pg.MeasureParameterError, match="> 0"):
+        paper_table().graded.evaluate([f"ap(rel={t})"])
 
 
 def test_ap_at_threshold_from_evaluate_names():
-    result = paper_table().graded.evaluate([f"ap(rel={t})" for t in range(6)])
+    result = paper_table().graded.evaluate([f"ap(rel={t})" for t in range(1, 6)])
     # rel=1 is the default, so its canonical name is plain "ap"
-    names = ["ap" if t == 1 else f"ap(rel={t})" for t in range(6)]
-    assert result.columns == ["query", *names]
-    got = {t: result[names[t]][0] for t in range(6)}
-    assert {t: printed(v, 3) for t, v in got.items()} == TABLE_1
+    names = {t: "ap" if t == 1 else f"ap(rel={t})" for t in range(1, 6)}
+    assert result.columns == ["query", *names.values()]
+    got = {t: printed(result[name][0], 3) for t, name in names.items()}
+    assert got == {t: v for t, v in TABLE_1.items() if t > 0}
 
 
 def test_mu_ap():

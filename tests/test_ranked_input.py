@@ -143,3 +143,69 @@ def test_cli_ranked_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     small_run()[[1, 0, 2, 3, 4, 5]].write_parquet(path)
     assert main(["evaluate", str(path), "-m", "ap", "--ranked"]) == 2
     assert "ranked order" in capsys.readouterr().err
+
+
+def shuffled_rankings(queries: int, depth: int, seed: int = 3) -> pl.DataFrame:
+    """``queries`` rankings of ``depth`` rows each, rows shuffled across the whole table."""
+    table = pl.DataFrame(
+        {
+            "query": [q for q in range(queries) for _ in range(depth)],
+            "item": [f"d{i}" for _ in range(queries) for i in range(depth)],
+            "score": [float(depth - i) for _ in range(queries) for i in range(depth)],
+            "relevance": [i % 3 for _ in range(queries) for i in range(depth)],
+        }
+    )
+    return table.sample(fraction=1.0, shuffle=True, seed=seed)
+
+
+def affected_count(message: str) -> int:
+    """The number of queries a message says are affected (``"12 queries affected"``)."""
+    words = message.split(" affected", maxsplit=1)[0].split()
+    return int(words[-2])
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_shuffled_table_counts_every_query_out_of_order(lazy: bool) -> None:
+    # Issue 14: 4,000 shuffled rankings were reported as "8 queries affected": the row rule
+    # counted only its own rows, though the rule of contiguous runs marked every query.
+    df = shuffled_rankings(queries=400, depth=6)
+    # brute force: a query is out of order when its rows are not one contiguous run in
+    # ranked order
+    positions = df.with_row_index("row").group_by("query").agg("row", "score")
+    broken = sum(
+        1
+        for rows, scores in positions.select("row", "score").iter_rows()
+        if rows != list(range(rows[0], rows[0] + len(rows))) or scores != sorted(scores)[::-1]
+    )
+    assert broken > 390  # nearly every query of a shuffled table
+    frame = df.lazy() if lazy else df
+    with pytest.raises(pg.InvalidValueError, match="ranked=True") as info:
+        result = frame.graded.evaluate(["ap"], ranked=True)
+        result.collect() if isinstance(result, pl.LazyFrame) else None
+    assert affected_count(str(info.value)) == broken
+
+
+def test_split_runs_and_misordered_rows_count_together() -> None:
+    # query 1: contiguous but misordered; query 2: in order but split in two runs;
+    # query 3: in order; query 4: both.
+    rows = [
+        (1, "a", 1.0), (1, "b", 2.0),
+        (2, "a", 2.0),
+        (3, "a", 2.0), (3, "b", 1.0),
+        (2, "b", 1.0),
+        (4, "a", 1.0),
+        (5, "a", 1.0),
+        (4, "b", 2.0),
+    ]  # fmt: skip
+    df = pl.DataFrame(rows, schema=["query", "item", "score"], orient="row").with_columns(
+        relevance=pl.lit(1)
+    )
+    with pytest.raises(pg.InvalidValueError) as info:
+        df.graded.evaluate(["ap"], ranked=True)
+    message = str(info.value)
+    assert "3 queries affected" in message
+    assert "query=1" in message
+    assert "query=2" in message
+    assert "query=4" in message
+    assert "query=3" not in message
+    assert "query=5" not in message

@@ -55,7 +55,13 @@ MEASURES: dict[str, Measure] = {
 }  # fmt: skip
 """Every measure by canonical name, with default parameters."""
 
-from polars_graded.measures.grammar import as_measures, parse_measure  # noqa: E402
+from polars_graded.measures.grammar import (  # noqa: E402
+    MeasureSpec,
+    as_measures,
+    as_named_measures,
+    measure_name,
+    parse_measure,
+)
 
 __all__ = [
     "AP",
@@ -78,6 +84,7 @@ __all__ = [
     "MeanNormalizedDCG",
     "MeanNormalizedDCNG",
     "Measure",
+    "MeasureSpec",
     "MuAP",
     "MuAveragePrecision",
     "NormalizedDCG",
@@ -95,5 +102,7 @@ __all__ = [
     "Success",
     "SuccessAtK",
     "as_measures",
+    "as_named_measures",
+    "measure_name",
     "parse_measure",
 ]

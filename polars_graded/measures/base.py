@@ -2,8 +2,10 @@
 
 A measure such as ``AP(rel=2) @ 10`` is a frozen, hashable object. ``str()`` gives its
 canonical name (``"ap(rel=2)@10"``), which is also the name of its result column and what
-:func:`polars_graded.parse_measure` reads back. Calling a measure returns a copy with other
-parameters; ``@ k`` returns a copy with a cutoff.
+:func:`polars_graded.parse_measure` reads back (the rule: :mod:`polars_graded.measures.grammar`,
+"Canonical names"). Calling a measure returns a copy with other parameters; ``@ k`` returns a
+copy with a cutoff. Every relevance threshold (``rel=``, µAP's ``levels``) must be > 0: a
+label <= 0 is never relevant (:func:`check_threshold`).
 """
 
 from __future__ import annotations
@@ -23,28 +25,68 @@ GainSpec = str | tuple[tuple[float, float], ...]
 
 
 def format_number(x: float) -> str:
-    """Shortest text for a number: ``2`` rather than ``2.0``, ``4.5`` as is."""
-    if float(x).is_integer():
+    """Shortest text for a number: ``2`` rather than ``2.0``, ``4.5`` as is, ``1e+300``."""
+    if float(x).is_integer() and abs(x) < 1e16:
         return str(int(x))
     return repr(float(x))
 
 
 def check_number(name: str, value: object, *, measure: str) -> float:
     """A finite real number, or a :class:`MeasureParameterError` naming the parameter."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        msg = f"{measure}: parameter {name!r} must be a finite number, got {value!r}"
+    number = math.nan
+    if not isinstance(value, bool) and isinstance(value, int | float):
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond float64
+            number = math.inf
+    if not math.isfinite(number):
+        msg = f"{measure}: parameter {name!r} must be a finite number, got {_shown(value)}"
         raise MeasureParameterError(msg)
-    return float(value)
+    return number
+
+
+def check_threshold(name: str, value: object, *, measure: str) -> float:
+    """A relevance threshold: a finite number > 0, since labels <= 0 are never relevant.
+
+    The one check of every ``rel=`` (and of µAP's ``levels``), else a
+    :class:`MeasureParameterError` naming the parameter.
+
+    Examples
+    --------
+    >>> check_threshold("rel", 2, measure="ap")
+    2.0
+    """
+    threshold = check_number(name, value, measure=measure)
+    if threshold <= 0:
+        msg = (
+            f"{measure}: relevance threshold {name!r} must be > 0 (a label <= 0 is never "
+            f"relevant), got {_shown(value)}"
+        )
+        raise MeasureParameterError(msg)
+    return threshold
+
+
+MAX_CUTOFF = 2**63 - 1
+"""The largest cutoff ``k`` (Polars' Int64); any larger one would read every row anyway."""
 
 
 def check_cutoff(k: object, *, measure: str) -> int | None:
-    """``None`` or a positive int, else a :class:`MeasureParameterError`."""
+    """``None`` or an int from 1 to :data:`MAX_CUTOFF`, else a :class:`MeasureParameterError`."""
     if k is None:
         return None
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        msg = f"{measure}: cutoff k must be a positive integer, got {k!r}"
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_CUTOFF:
+        msg = f"{measure}: cutoff k must be a positive integer (at most 2**63 - 1), got {_shown(k)}"
         raise MeasureParameterError(msg)
     return k
+
+
+def _shown(value: object, most: int = 40) -> str:
+    """``repr(value)``, shortened: a parameter may come from a very long string."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int of more digits than Python converts to text
+        return "an int too large to print"
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def check_gain(gain: object, *, measure: str) -> GainSpec:
@@ -150,9 +192,38 @@ class Measure:
         """True when the measure cannot be one aggregation and needs :meth:`frame`."""
         return False
 
+    def lowest_threshold(self) -> float | None:
+        """The lowest relevance threshold the measure reads (``None``: it has none).
+
+        A table whose labels all lie below it scores 0 everywhere: the plan warns.
+        """
+        return None
+
+    def nonfinite_cause(self) -> str:
+        """The likely cause of a NaN or infinite value, for the plan's error message."""
+        return (
+            "labels too large for float64 arithmetic (a sum of gains beyond 1.8e308); "
+            "rescale the labels"
+        )
+
     def frame(self, ranked: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
         """Per-query values from the exploded ranked table, for measures that need it."""
         raise NotImplementedError
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ThresholdMeasure(Measure):
+    """A measure with a relevance threshold ``rel``: a row is relevant when its label is
+    >= ``rel`` (default 1, trec_eval's relevance level); ``rel`` must be > 0."""
+
+    rel: float = 1
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "rel", check_threshold("rel", self.rel, measure=self.name))
+
+    def lowest_threshold(self) -> float | None:
+        return self.rel
 
 
 def safe_ratio(num: pl.Expr, den: pl.Expr) -> pl.Expr:
@@ -166,11 +237,7 @@ def as_levels(levels: object, *, measure: str) -> str | tuple[float, ...]:
         if levels in ("query", "table"):
             return levels
     elif isinstance(levels, Sequence) and len(levels) > 0:
-        values = sorted({check_number("levels", v, measure=measure) for v in levels})
-        if values[0] <= 0:
-            msg = f"{measure}: levels must be > 0 (0 is the non-relevant level), got {values}"
-            raise MeasureParameterError(msg)
-        return tuple(values)
+        return tuple(sorted({check_threshold("levels", v, measure=measure) for v in levels}))
     msg = (
         f"{measure}: levels must be 'query', 'table' or a non-empty list of numbers, not {levels!r}"
     )

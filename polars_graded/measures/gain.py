@@ -32,6 +32,28 @@ def exp_gain(rel: pl.Expr) -> pl.Expr:
     return pl.when(rel > 0).then(pl.lit(2.0).pow(rel) - 1.0).otherwise(pl.lit(0.0))
 
 
+EXP_HEADROOM = 1000
+"""Top labels up to this keep ``2^rel - 1`` as written in NDCG; see :func:`relative_exp_gain`."""
+
+
+def relative_exp_gain(r: Ranked) -> Gain:
+    """``(2^rel - 1) * 2^-s``: exponential gain scaled for a ratio of DCGs (NDCG, mean NDCG).
+
+    ``s = max(0, ceil(m_q - EXP_HEADROOM))``, ``m_q`` the query's top label: a whole power of
+    two, so DCG and ideal DCG scale exactly and their ratio keeps its bits. ``s`` is 0 for
+    every query whose top label is at most :data:`EXP_HEADROOM` (the same gains as
+    :func:`exp_gain`); above, ``2^rel`` would overflow float64 (at 1024) and give NaN.
+    """
+    shift = (r.top - EXP_HEADROOM).clip(lower_bound=0).ceil().fill_null(0.0)
+    two = pl.lit(2.0, dtype=pl.Float64)
+
+    def gain(rel: pl.Expr) -> pl.Expr:
+        scaled = two.pow(rel - shift) - two.pow(-shift)
+        return pl.when(rel > 0).then(scaled).otherwise(pl.lit(0.0))
+
+    return gain
+
+
 def linear_gain(rel: pl.Expr) -> pl.Expr:
     """``rel`` for ``rel > 0``, else 0 (trec_eval's ``ndcg``)."""
     return pl.when(rel > 0).then(rel.cast(pl.Float64)).otherwise(pl.lit(0.0))
@@ -56,6 +78,11 @@ def gain_function(gain: GainSpec) -> Gain:
     if gain == "linear":
         return linear_gain
     return mapped_gain(gain)  # type: ignore[arg-type]
+
+
+def ratio_gain_function(gain: GainSpec, r: Ranked) -> Gain:
+    """:func:`gain_function` for a ratio of DCGs: exponential gain relative to the top label."""
+    return relative_exp_gain(r) if gain == "exp" else gain_function(gain)
 
 
 def discount(r: Ranked, base: float = 2) -> pl.Expr:
@@ -144,6 +171,14 @@ class DiscountedCumulativeGain(_GainMeasure):
     def expr(self, r: Ranked) -> pl.Expr:
         return dcg(r, gain_function(self.gain), self.k, self.base)
 
+    def nonfinite_cause(self) -> str:
+        if self.gain == "exp":
+            return (
+                "exponential gain 2^label overflows float64 for labels >= 1024 (DCG is not a "
+                "ratio, so it cannot be rescaled); use ndcg, gain=linear or a gain mapping"
+            )
+        return super().nonfinite_cause()
+
     def depth(self) -> int | None:
         return self.k
 
@@ -158,7 +193,7 @@ class NormalizedDCG(_GainMeasure):
     name: ClassVar[str] = "ndcg"
 
     def expr(self, r: Ranked) -> pl.Expr:
-        return ndcg(r, gain_function(self.gain), self.k, monotone=_is_monotone(self.gain))
+        return ndcg(r, ratio_gain_function(self.gain, r), self.k, monotone=_is_monotone(self.gain))
 
     def depth(self) -> int | None:
         # A custom gain may reorder the ideal list: it needs every row to sort.
@@ -186,7 +221,7 @@ class MeanNormalizedDCG(_GainMeasure):
     takes_cutoff: ClassVar[bool] = False
 
     def expr(self, r: Ranked) -> pl.Expr:
-        gain = gain_function(self.gain)
+        gain = ratio_gain_function(self.gain, r)
         return mean_ndcg_over_cutoffs(r, gain, monotone=_is_monotone(self.gain))
 
 

@@ -19,7 +19,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from polars_graded.measures.base import Measure, check_number, safe_ratio
+from polars_graded.measures.base import Measure, ThresholdMeasure, safe_ratio
 from polars_graded.measures.tie_average import group_hits
 from polars_graded.ranking import Ranked
 
@@ -62,16 +62,11 @@ def judged_share(r: Ranked, k: int | None) -> pl.Expr:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class BinaryPreference(Measure):
+class BinaryPreference(ThresholdMeasure):
     """bpref at relevance threshold ``rel`` (trec_eval ``bpref``)."""
 
     name: ClassVar[str] = "bpref"
     takes_cutoff: ClassVar[bool] = False
-    rel: float = 1
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "rel", check_number("rel", self.rel, measure=self.name))
 
     def expr(self, r: Ranked) -> pl.Expr:
         return bpref(r, self.rel)

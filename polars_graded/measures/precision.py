@@ -15,8 +15,8 @@ import polars as pl
 from polars_graded.errors import MeasureParameterError
 from polars_graded.measures.base import (
     Measure,
+    ThresholdMeasure,
     as_levels,
-    check_number,
     format_number,
     safe_ratio,
 )
@@ -44,22 +44,17 @@ def level_distances(levels: tuple[float, ...]) -> list[tuple[float, float]]:
 def mu_average_precision(r: Ranked, levels: tuple[float, ...], k: int | None = None) -> pl.Expr:
     """µAP of one query over the given ``levels``: ``sum d_i AP^(l_i) / sum d_i``."""
     weighted = [d * average_precision(r, lv, k) for lv, d in level_distances(levels)]
-    return pl.sum_horizontal(weighted) / levels[-1]
+    return pl.sum_horizontal(weighted) / r.per_query(levels[-1])
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class AveragePrecision(Measure):
-    """Average precision at relevance threshold ``rel`` (default 1), optional cutoff ``k``.
+class AveragePrecision(ThresholdMeasure):
+    """Average precision at relevance threshold ``rel`` (default 1, > 0), optional cutoff ``k``.
 
     trec_eval: ``map`` (``-l rel`` for another threshold), ``map_cut.k`` with a cutoff.
     """
 
     name: ClassVar[str] = "ap"
-    rel: float = 1
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "rel", check_number("rel", self.rel, measure=self.name))
 
     def expr(self, r: Ranked) -> pl.Expr:
         return average_precision(r, self.rel, self.k)
@@ -99,6 +94,10 @@ class MuAveragePrecision(Measure):
 
     def needs_frame(self) -> bool:
         return isinstance(self.levels, str)
+
+    def lowest_threshold(self) -> float | None:
+        # Each query's (or the table's) own levels are never above its labels.
+        return None if isinstance(self.levels, str) else self.levels[0]
 
     def frame(self, ranked: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
         """µAP per ranking from the exploded ranked table (see :mod:`polars_graded.ranking`).

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 import polars as pl
 
-from polars_graded.measures.base import Measure, check_number, safe_ratio
+from polars_graded.measures.base import ThresholdMeasure, safe_ratio
 from polars_graded.measures.tie_average import averaged_reciprocal_rank, first_relevant_chance
 from polars_graded.ranking import Ranked
 
@@ -24,7 +24,7 @@ def relevant_retrieved(r: Ranked, rel: float, k: int | pl.Expr | None) -> pl.Exp
 
 def precision(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
     """P@k: relevant among the top k over k (trec_eval ``P_k``); without k over N (``set_P``)."""
-    denominator = r.n_retrieved.first() if k is None else pl.lit(k)
+    denominator = r.n_retrieved.first() if k is None else r.per_query(k)
     return safe_ratio(relevant_retrieved(r, rel, k), denominator)
 
 
@@ -55,18 +55,7 @@ def success(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class _ThresholdMeasure(Measure):
-    """A measure with a relevance threshold ``rel``."""
-
-    rel: float = 1
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "rel", check_number("rel", self.rel, measure=self.name))
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class Precision(_ThresholdMeasure):
+class Precision(ThresholdMeasure):
     """Precision at cutoff k (``P@k``); without a cutoff, over everything retrieved."""
 
     name: ClassVar[str] = "p"
@@ -79,7 +68,7 @@ class Precision(_ThresholdMeasure):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class Recall(_ThresholdMeasure):
+class Recall(ThresholdMeasure):
     """Recall at cutoff k; without a cutoff, over everything retrieved."""
 
     name: ClassVar[str] = "recall"
@@ -89,7 +78,7 @@ class Recall(_ThresholdMeasure):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class RPrecision(_ThresholdMeasure):
+class RPrecision(ThresholdMeasure):
     """R-precision: precision at R, the query's number of relevant rows."""
 
     name: ClassVar[str] = "r_precision"
@@ -100,7 +89,7 @@ class RPrecision(_ThresholdMeasure):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class ReciprocalRank(_ThresholdMeasure):
+class ReciprocalRank(ThresholdMeasure):
     """Reciprocal rank of the first relevant row (optionally within cutoff k)."""
 
     name: ClassVar[str] = "rr"
@@ -113,7 +102,7 @@ class ReciprocalRank(_ThresholdMeasure):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class SuccessAtK(_ThresholdMeasure):
+class SuccessAtK(ThresholdMeasure):
     """Success@k: whether a relevant row is in the top k (trec_eval ``success.k``)."""
 
     name: ClassVar[str] = "success"

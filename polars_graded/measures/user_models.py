@@ -19,14 +19,22 @@ import numpy as np
 import polars as pl
 
 from polars_graded.errors import MeasureParameterError
-from polars_graded.measures.base import Measure, check_number
+from polars_graded.measures.base import Measure, ThresholdMeasure, check_number
 from polars_graded.ranking import Ranked
+
+EXACT_TOP_GRADE = 1000
+"""Top grades up to this keep ``(2^c - 1) / 2^m`` as written; above, ``2^m`` overflows
+float64 (at 1024), so the ratio is taken as ``2^(c - m) - 2^-m``: the same number."""
 
 
 def stop_probability(rel: pl.Expr, top_grade: float) -> pl.Expr:
     """ERR's ``R(rel) = (2^min(rel, m) - 1) / 2^m``; 0 for labels <= 0 and unjudged rows."""
     capped = rel.clip(upper_bound=top_grade)
-    chance = (pl.lit(2.0).pow(capped) - 1.0) / 2.0**top_grade
+    if top_grade <= EXACT_TOP_GRADE:
+        chance = (pl.lit(2.0).pow(capped) - 1.0) / 2.0**top_grade
+    else:
+        # An explicit dtype: Polars 2.1 types cum_prod over a bare lit(2.0).pow(...) as Int64.
+        chance = pl.lit(2.0, dtype=pl.Float64).pow(capped - top_grade) - 2.0**-top_grade
     return pl.when(rel > 0).then(chance).otherwise(pl.lit(0.0))
 
 
@@ -138,20 +146,18 @@ class ExpectedReciprocalRank(Measure):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class RankBiasedPrecision(Measure):
-    """RBP with persistence ``p`` (default 0.8), relevant at label >= ``rel``.
+class RankBiasedPrecision(ThresholdMeasure):
+    """RBP with persistence ``p`` (default 0.8), relevant at label >= ``rel`` (default 1).
 
     Not in trec_eval; ir_measures ``RBP(p=0.8, rel=1)``.
     """
 
     name: ClassVar[str] = "rbp"
     p: float = 0.8
-    rel: float = 1
 
     def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "p", _check_persistence(self.p, self.name))
-        object.__setattr__(self, "rel", check_number("rel", self.rel, measure=self.name))
 
     def expr(self, r: Ranked) -> pl.Expr:
         return rank_biased_precision(r, self.p, self.rel, self.k)

@@ -1,0 +1,218 @@
+"""The evaluation plan (polars_graded/plan.py): output names, the net that lets no NaN or
+infinite value out, and the warning for a threshold above every label of the table."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import polars as pl
+import pytest
+
+import polars_graded as pg
+from polars_graded import plan
+from polars_graded.ranking import Columns
+
+
+def table(labels: list[float] | None = None) -> pl.DataFrame:
+    labels = labels if labels is not None else [0, 2, 1, 1, 0, 3]
+    return pl.DataFrame(
+        {
+            "system": ["x", "x", "x", "y", "y", "y"],
+            "query": [1, 1, 2, 1, 1, 2],
+            "item": ["a", "b", "c", "d", "e", "f"],
+            "score": [2.0, 1.0, 1.0, 1.0, 2.0, 1.0],
+            "relevance": pl.Series(labels, dtype=pl.Float64),
+        }
+    )
+
+
+def graded_warnings(record: list[warnings.WarningMessage]) -> list[str]:
+    return [str(w.message) for w in record if issubclass(w.category, pg.GradedWarning)]
+
+
+# --------------------------------------------------------------------------- output names
+
+
+def test_a_mapping_names_the_outputs_in_its_order() -> None:
+    df = table()
+    named = df.graded.evaluate(
+        {"rbp80": "rbp(p=0.8,rel=1)@5", "z": pg.NDCG @ 10, "a": "mu_ap"}, by="system"
+    )
+    plain = df.graded.evaluate(["rbp(p=0.8,rel=1)@5", "ndcg@10", "mu_ap"], by="system")
+    assert named.columns == ["system", "query", "rbp80", "z", "a"]
+    assert plain.columns == ["system", "query", "rbp@5", "ndcg@10", "mu_ap"]
+    assert (
+        named.select("rbp80", "z", "a").rows() == plain.select(pl.exclude("system", "query")).rows()
+    )
+
+
+def test_output_names_may_swap_measure_names() -> None:
+    df = table()
+    swapped = df.graded.evaluate({"ap": "ndcg", "ndcg": "ap"}, by="system")
+    plain = df.graded.evaluate(["ap", "ndcg"], by="system")
+    assert swapped["ap"].to_list() == plain["ndcg"].to_list()
+    assert swapped["ndcg"].to_list() == plain["ap"].to_list()
+
+
+def test_summary_and_lazy_frames_take_a_mapping() -> None:
+    df = table()
+    names = {"first": "rr", "µ": "mu_ap"}
+    summary = df.graded.summary(names, by="system")
+    assert summary.columns == ["system", "num_q", "first", "µ"]
+    lazy = df.lazy().graded.summary(names, by="system").collect()
+    assert lazy.equals(summary)
+    plain = df.graded.summary(["rr", "mu_ap"], by="system")
+    assert summary["first"].to_list() == plain["rr"].to_list()
+    geometric = df.graded.summary(names, mean="geometric")
+    assert geometric.columns == ["num_q", "gm_first", "gm_µ"]
+
+
+def test_per_query_takes_a_mapping() -> None:
+    cols = Columns(by=("system",))
+    out = plan.per_query(table().lazy(), {"p5": "p@5", "mrr": pg.RR}, cols).collect()
+    assert out.columns == ["system", "query", "p5", "mrr"]
+
+
+@pytest.mark.parametrize(("name", "by"), [("query", None), ("system", "system")])
+def test_an_output_name_that_is_a_key_column_is_an_error(name: str, by: str | None) -> None:
+    with pytest.raises(pg.InvalidValueError, match=f"output name '{name}'.*key column"):
+        table().graded.evaluate({name: "ap"}, by=by)
+
+
+def test_a_canonical_name_that_is_a_key_column_is_an_error() -> None:
+    # Before, Polars raised its own duplicate-column error at collect time.
+    df = table().rename({"system": "ap"})
+    with pytest.raises(pg.InvalidValueError, match="key column"):
+        df.lazy().graded.evaluate(["ap"], by="ap")
+
+
+def test_the_query_count_name_is_refused_in_a_summary() -> None:
+    with pytest.raises(pg.InvalidValueError, match="num_q"):
+        table().graded.summary({"num_q": "ap"})
+    # a key column of that name: Polars' duplicate-column error before
+    with pytest.raises(pg.InvalidValueError, match="by= column 'num_q'"):
+        table().rename({"system": "num_q"}).lazy().graded.summary(["ap"], by="num_q").collect()
+
+
+def test_compare_takes_a_mapping() -> None:
+    pytest.importorskip("scipy")
+    out = table().graded.compare({"average precision": "ap"}, trials=10, bootstrap=10)
+    assert out["measure"].unique().to_list() == ["average precision"]
+
+
+# --------------------------------------------------------------------------- no NaN, no inf
+
+
+def test_a_sum_beyond_float64_is_an_error_naming_measure_key_and_cause() -> None:
+    # Linear gains of 1.5e308 add up to inf; NDCG is then inf / inf = NaN. Both used to leave
+    # the library as numbers.
+    df = table([0, 1.5e308, 1, 1.5e308, 1.5e308, 5])
+    for measures in (["dcg(gain=linear)"], {"lin": "ndcg(gain=linear)"}):
+        with pytest.raises(pg.InvalidValueError) as info:
+            df.graded.evaluate(measures, by="system")
+        message = str(info.value)
+        assert "system='y', query=1" in message
+        assert "1 query" in message
+        assert "likely cause" in message
+        assert "float64" in message
+    with pytest.raises(pg.InvalidValueError, match=r"'lin' \(ndcg\(gain=linear\)\) is nan"):
+        df.lazy().graded.summary({"lin": "ndcg(gain=linear)"}, by="system").collect()
+
+
+def test_finite_values_pass_the_net() -> None:
+    df = table([0, 1e300, 1, 1, 1e300, 5])
+    out = df.graded.evaluate(["dcg(gain=linear)", "ndcg(gain=linear)", "ndcg", "mu_ap"])
+    assert all(math.isfinite(v) for row in out.drop("query").rows() for v in row)
+
+
+# --------------------------------------------------------------------------- the warning
+
+THRESHOLDED = ["ap", "p@5", "recall", "r_precision", "rr", "success@1", "bpref", "rbp"]
+
+
+def test_a_threshold_above_every_label_warns_once_naming_measures_and_the_largest_label():
+    df = table([0, 0.9, 0.5, 0.25, 0, 0.75])  # labels in [0, 1), default rel=1
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        out = df.graded.evaluate([*THRESHOLDED, "mu_ap(levels=[1,2])", "ndcg", "mu_ap"])
+    messages = graded_warnings(record)
+    assert len(messages) == 1
+    for name in [*THRESHOLDED, "mu_ap(levels=[1,2])"]:
+        assert name in messages[0]
+    assert "ndcg" not in messages[0]
+    assert "largest is 0.9" in messages[0]
+    assert (out.select(THRESHOLDED) == 0).to_numpy().all()
+
+
+def test_the_warning_of_a_lazy_frame_comes_at_collect_time() -> None:
+    df = table([0, 0.9, 0.5, 0.25, 0, 0.75])
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        lazy = df.lazy().graded.summary(["ap", "ndcg"], by="system")
+        assert graded_warnings(record) == []
+        lazy.collect()
+    messages = graded_warnings(record)
+    assert len(messages) == 1
+    assert messages[0].startswith("ap:")
+
+
+@pytest.mark.parametrize(
+    ("labels", "measures"),
+    [
+        ([0, 0.9, 0.5, 0.25, 0, 0.75], ["ap(rel=0.5)", "ndcg", "mu_ap", "mu_ap(levels=table)"]),
+        ([0, 2, 1, 1, 0, 3], ["ap(rel=3)", "p(rel=2)@5", "mu_ap(levels=[1,3])"]),
+        ([0, 0, 0, 0, 0, 0], ["ap", "rr"]),  # no positive label: every measure is 0 anyway
+        ([None] * 6, ["ap"]),  # nothing judged
+    ],
+)
+def test_no_warning_when_a_threshold_is_reached(labels: list, measures: list[str]) -> None:
+    df = table(labels)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        df.graded.evaluate(measures)
+        df.clear().graded.evaluate(measures)  # an empty table
+    assert graded_warnings(record) == []
+
+
+def test_the_warning_can_be_left_to_the_caller() -> None:
+    # A caller evaluating a table in parts collects each part's largest label, warns once.
+    cols = Columns()
+    df = table([0, 0.9, 0.5, 0.25, 0, 0.75])
+    largest: list[float | None] = []
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        for part in (df.head(2), df.tail(4), df.clear()):
+            plan.per_query(part.lazy(), ["ap"], cols, warn=largest.append).collect()
+        plan.per_query(df.lazy(), ["ap"], cols, warn=False).collect()
+        assert graded_warnings(record) == []
+        assert largest == [0.9, 0.75, None]
+        plan.warn_unreachable_thresholds([pg.AP, pg.NDCG, pg.P(rel=0.5)], 0.9)
+    messages = graded_warnings(record)
+    assert len(messages) == 1
+    assert messages[0].startswith("ap:")
+
+
+# --------------------------------------------------------------------------- exact quotients
+
+
+@pytest.mark.parametrize("measure", ["p@10", "mu_ap(levels=[1,3])"])
+def test_a_query_gets_the_same_bits_whatever_queries_it_is_evaluated_with(measure: str) -> None:
+    # Polars divides a column by a scalar as a multiplication by its inverse and a single
+    # value by a plain division: P@10 of 6 hits was 0.6000000000000001 beside another query
+    # and 0.6 alone, so a partition holding one query differed from the in-memory path.
+    hits = {1: 6, 2: 3, 3: 7}
+    df = pl.DataFrame(
+        {
+            "query": [q for q in hits for _ in range(10)],
+            "item": [f"d{i}" for i in range(30)],
+            "score": [float(30 - i) for i in range(30)],
+            "relevance": [1 if i < hits[q] else 0 for q in hits for i in range(10)],
+        }
+    )
+    together = df.graded.evaluate([measure])
+    for q in hits:
+        alone = df.filter(pl.col("query") == q).graded.evaluate([measure])
+        assert alone.row(0) == together.filter(pl.col("query") == q).row(0)
+    if measure == "p@10":  # trec_eval's quotient: hits / 10, exactly
+        assert together[measure].to_list() == [h / 10 for h in hits.values()]
