@@ -17,10 +17,13 @@ from __future__ import annotations
 import datetime as dt
 import html
 import importlib.util
+import io
 import itertools
 import os
 import platform
 import re
+import shutil
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +35,7 @@ import polars_graded
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.io import QueriesMode, join_run_qrels, read_trec_qrels, read_trec_run
 from polars_graded.measures import as_measures
+from polars_graded.measures.base import format_number
 from polars_graded.ranking import TiePolicy, check_ties
 
 Missing = Literal["zero", "common"]
@@ -41,6 +45,9 @@ EXTRAS = ("matplotlib", "scipy")
 EXTRAS_HINT = "pip install 'polars-graded[report]'"
 DECIMALS = 4
 BETTER, WORSE = "▲", "▼"
+MAX_THRESHOLDS = 12
+"""Thresholds (and labels) a report lists at most; above, an even selection, said so."""
+QUERY_LEVELS, TABLE_LEVELS = "µMAP, query levels", "µMAP, table levels"
 _ENGINE = "in-memory"  # as `polars-graded evaluate`: the same bits with or without partitions
 
 
@@ -614,14 +621,45 @@ def build_report(
 
 
 def write_report(report: Report, out_dir: str | os.PathLike[str]) -> ReportFiles:
-    """Write ``report.html``, ``report.md`` and ``per_query.parquet`` into ``out_dir``."""
+    """Write ``report.html``, ``report.md`` and ``per_query.parquet`` into ``out_dir``.
+
+    The three files are rendered in memory first, written into a temporary folder beside
+    ``out_dir``, then moved into place (the folder at once when it is new, else file by
+    file): a report that fails leaves no folder and no half-written file behind, and an
+    existing ``out_dir`` keeps its other files.
+    """
     folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    files = ReportFiles(*(folder / name for name in FILES))
-    files.html.write_text(to_html(report), encoding="utf-8")
-    files.markdown.write_text(to_markdown(report), encoding="utf-8")
-    report.per_query.write_parquet(files.per_query)
-    return files
+    if folder.exists() and not folder.is_dir():
+        msg = f"the report's output {os.fspath(folder)!r} is a file; give a folder"
+        raise InvalidValueError(msg)
+    parquet = io.BytesIO()
+    report.per_query.write_parquet(parquet)
+    contents = [
+        to_html(report).encode("utf-8"),
+        to_markdown(report).encode("utf-8"),
+        parquet.getvalue(),
+    ]
+    created = [p for p in (folder.parent, *folder.parent.parents) if not p.exists()]
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        # Not tempfile.mkdtemp: its mode 0700 would become the report folder's.
+        staging = folder.parent / f".{folder.name}-{uuid.uuid4().hex[:12]}"
+        staging.mkdir()
+        try:
+            for name, data in zip(FILES, contents, strict=True):
+                (staging / name).write_bytes(data)
+            if folder.is_dir():
+                for name in FILES:
+                    os.replace(staging / name, folder / name)
+            else:
+                os.replace(staging, folder)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    except BaseException:
+        if created:  # the folders this call made, from the outermost
+            shutil.rmtree(created[-1], ignore_errors=True)
+        raise
+    return ReportFiles(*(folder / name for name in FILES))
 
 
 # --------------------------------------------------------------------------- text
@@ -723,7 +761,7 @@ def conventions(report: Report) -> list[tuple[str, str]]:
          "of all judged rows; ndcng: the same on rel / the query's top label."),
         ("Levels", "µAP averages AP over each query's own distinct positive labels, each "
          "weighted by its distance to the next lower level (0 below the first). The table's "
-         f"positive labels: {', '.join(f'{v:g}' for v in levels) or 'none'}."),
+         f"positive labels: {labels_text(levels)}."),
         ("Empty queries", "a query without a relevant row scores 0 on every measure and "
          "counts in the means (trec_eval -c)."),
         ("Missing queries", f"missing = {s.missing}: {missing}."),
@@ -821,33 +859,129 @@ def _query_counts(report: Report) -> dict[str, int]:
     return dict(zip(first["system"], first["n_queries"], strict=True))
 
 
+def shown_thresholds(thresholds: pl.Series) -> list[float]:
+    """The distinct thresholds a report's table shows: all of them up to
+    :data:`MAX_THRESHOLDS`, else that many spread evenly by rank, lowest and highest included.
+
+    Examples
+    --------
+    >>> shown_thresholds(pl.Series([2.0, 1.0, 2.0]))
+    [1.0, 2.0]
+    >>> shown = shown_thresholds(pl.Series(range(1, 1001), dtype=pl.Float64))
+    >>> len(shown), shown[:3], shown[-1]
+    (12, [1.0, 92.0, 183.0], 1000.0)
+    """
+    distinct = thresholds.unique().sort().to_list()
+    if len(distinct) <= MAX_THRESHOLDS:
+        return distinct
+    last = len(distinct) - 1
+    return [distinct[round(i * last / (MAX_THRESHOLDS - 1))] for i in range(MAX_THRESHOLDS)]
+
+
+def _capped(thresholds: pl.Series) -> bool:
+    """Whether :func:`shown_thresholds` leaves some of these thresholds out."""
+    return len(shown_thresholds(thresholds)) < thresholds.n_unique()
+
+
 def threshold_table(report: Report) -> pl.DataFrame:
-    """Per system in report order: MAP at each threshold, µMAP on the table's levels (their
-    weighted sum) and, if ``mu_ap`` is a measure, µMAP on each query's own levels."""
+    """Per system in report order: MAP at each threshold of :func:`shown_thresholds`, then
+    µMAP on each query's own levels (the summary's ``mu_ap``) and on the table's levels
+    (``mu_ap(levels=table)``), both of :func:`~polars_graded.breakdown.per_threshold`."""
     t = report.thresholds.rename({report.system: "system"})
-    wide = t.pivot("threshold", index="system", values="map", sort_columns=True)
-    weights = t.group_by("threshold").agg(pl.col("weight").unique())
-    weight = {str(k): v[0] if len(v) == 1 else None for k, v in weights.iter_rows()}
-    wide = wide.rename({c: _map_name(float(c), weight.get(c)) for c in wide.columns[1:]})
-    mu = t.group_by("system").agg(pl.col("mu_map").first().alias("µMAP, table levels"))
-    out = pl.DataFrame({"system": list(report.order)}).join(
-        wide.join(mu, on="system"), on="system", how="left", maintain_order="left"
+    shown = shown_thresholds(t["threshold"])
+    capped = _capped(t["threshold"])
+    weights = dict(t.group_by("threshold").agg(pl.col("weight").unique()).iter_rows())
+    names = {
+        v: _map_name(v, None if capped or len(weights[v]) > 1 else weights[v][0]) for v in shown
+    }
+    out = pl.DataFrame({"system": list(report.order)})
+    if shown:
+        long = t.filter(pl.col("threshold").is_in(shown)).with_columns(
+            pl.col("threshold").replace_strict(names, return_dtype=pl.String).alias("__name")
+        )
+        wide = long.pivot("__name", index="system", values="map")
+        out = out.join(wide, on="system", how="left", maintain_order="left")
+    mu = t.group_by("system").agg(
+        pl.col("mu_map").first().alias(QUERY_LEVELS),
+        pl.col("mu_map_table_levels").first().alias(TABLE_LEVELS),
     )
-    if "mu_ap" in report.settings.measures:
-        own = report.comparison.filter(pl.col("measure") == "mu_ap")
-        own = own.select("system", pl.col("mean").alias("µMAP, query levels"))
-        out = out.join(own, on="system", how="left", maintain_order="left")
-    return out
+    out = out.join(mu, on="system", how="left", maintain_order="left")
+    # A system without a positive label has no threshold, and µMAP 0 (as in the summary).
+    return out.select("system", *names.values(), pl.col(QUERY_LEVELS, TABLE_LEVELS).fill_null(0.0))
 
 
 def _map_name(threshold: float, weight: float | None) -> str:
-    """``MAP rel≥2 (w 0.5)``: a threshold's MAP column, with its µMAP weight if it has one."""
-    return f"MAP rel≥{threshold:g}" + ("" if weight is None else f" (w {weight:.3g})")
+    """``MAP rel≥2 (w 0.5)``: a threshold's MAP column, the threshold exact (its shortest
+    text that reads back to the same float), with its weight on the table's levels if
+    shown.
+
+    Examples
+    --------
+    >>> _map_name(1.000001, 1e-06), _map_name(2.0, None)
+    ('MAP rel≥1.000001 (w 1e-06)', 'MAP rel≥2')
+    """
+    return f"MAP rel≥{format_number(threshold)}" + ("" if weight is None else f" (w {weight:.3g})")
+
+
+def threshold_notes(report: Report) -> list[str]:
+    """What the threshold table shows: the two µMAPs in one sentence, what a capped table
+    leaves out, and why its means may differ from the summary's."""
+    t, d = report.thresholds, report.description
+    lines = [
+        "MAP rel≥t: MAP where relevant means label ≥ t, at each positive label t of the "
+        "data; w: the threshold's weight on the table's levels (its distance to the next "
+        f"lower threshold over the highest). “{QUERY_LEVELS}” is the summary's µMAP (the "
+        "mean of mu_ap, each query's AP averaged over its own labels); "
+        f"“{TABLE_LEVELS}” is the mean of mu_ap(levels=table), which averages every query "
+        "over all the table's labels, so that a query counts 0 above its own top label: it "
+        "is the sum of MAP × w over every threshold, and the two agree when every query has "
+        "the table's top label."
+    ]
+    if _capped(t["threshold"]):
+        lines.append(
+            f"{t['threshold'].n_unique():,} thresholds (one per distinct positive label): the "
+            f"table shows MAP at {MAX_THRESHOLDS} of them, spread evenly by rank from the "
+            "lowest to the highest, and "
+            "leaves out the others; the chart draws MAP at every threshold, and "
+            "polars_graded.per_threshold lists them all."
+        )
+    partial = d.per_system.filter(pl.col("queries") < d.queries)["system"].to_list()
+    if partial:
+        lines.append(
+            "These means are over the queries each system has rows for; "
+            f"{_listed(partial)} lack some of the data's {d.queries:,} queries, so their "
+            f"means here differ from the summary's (missing = {report.settings.missing})."
+        )
+    return lines
+
+
+def labels_text(labels: Sequence[float]) -> str:
+    """Relevance labels as a report lists them: each exactly, or their count and range.
+
+    Examples
+    --------
+    >>> labels_text([1, 2.5]), labels_text([0.001 * i for i in range(1, 101)]), labels_text([])
+    ('1, 2.5', '100 distinct labels from 0.001 to 0.1', 'none')
+    """
+    values = sorted(labels)
+    if len(values) <= MAX_THRESHOLDS:
+        return ", ".join(format_number(v) for v in values) or "none"
+    low, high = format_number(values[0]), format_number(values[-1])
+    return f"{len(values):,} distinct labels from {low} to {high}"
+
+
+def _listed(names: Sequence[str], most: int = 5) -> str:
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
 
 
 def _describe_lines(report: Report) -> list[str]:
     d = report.description
-    levels = ", ".join(f"{v:g}: {n:,}" for v, n in d.levels.iter_rows())
+    if d.levels.height <= MAX_THRESHOLDS:
+        levels = ", ".join(f"{format_number(v)}: {n:,}" for v, n in d.levels.iter_rows())
+    else:
+        judgments = int(d.levels["judgments"].sum())
+        levels = f"{judgments:,} on {labels_text(d.levels['relevance'].to_list())}"
     retrieved = int(d.per_system["retrieved"].sum())
     unjudged = int(d.per_system["unjudged"].sum())
     share = unjudged / retrieved if retrieved else 0.0
@@ -888,6 +1022,7 @@ def to_markdown(report: Report) -> str:
     lines += [_md_row(r) for r in table]
     lines += ["", legend(report), "", "## MAP per relevance threshold", ""]
     lines += _md_frame(threshold_table(report))
+    lines += [part for note in threshold_notes(report) for part in ("", note)]
     lines += ["", "## Tied scores", "", *_md_ties(report)]
     lines += ["", "## Data", "", *(f"- {line}" for line in _describe_lines(report))]
     lines += ["", "## Conventions", "", *(f"- **{k}**: {v}" for k, v in conventions(report))]
@@ -1129,17 +1264,21 @@ def _html_measures(report: Report) -> str:
 
 
 def _html_thresholds(report: Report) -> str:
-    from polars_graded.report_charts import threshold_lines
+    from polars_graded.report_charts import threshold_curves, threshold_lines
 
-    caption = (
-        "MAP where relevant means label ≥ t, for each positive label t of the data, and µMAP "
-        "per system (the left half of Fig. 6 of Scheel et al. 2011). µMAP on the table's "
-        "levels (mu_ap(levels=table)) is the weighted sum of these MAPs, each weighted by "
-        "its distance to the level below over the top label; µMAP on each query's own levels "
-        "(the summary's mu_ap) does not penalise a query for lacking the top label."
-    )
     frame = threshold_table(report)
-    png = threshold_lines(frame, report.order)
+    notes = threshold_notes(report)
+    figures = [
+        _figure(
+            threshold_lines(frame, report.order),
+            "MAP per threshold and µMAP",
+            "MAP at each threshold shown and the two µMAPs per system (the left half of "
+            "Fig. 6 of Scheel et al. 2011).",
+        )
+    ]
+    if _capped(report.thresholds["threshold"]):
+        curves = threshold_curves(report.thresholds.rename({report.system: "system"}), report.order)
+        figures.append(_figure(curves, "MAP at every threshold", "MAP at every threshold."))
     head = [(c, frame.schema[c].is_numeric()) for c in frame.columns]
     body = [
         _tr(row[0], report.settings.baseline, "".join(
@@ -1147,7 +1286,8 @@ def _html_thresholds(report: Report) -> str:
         for row in frame.iter_rows()
     ]  # fmt: skip
     table = _table("threshold-table", head, body)
-    return _section("thresholds", _figure(png, "MAP per threshold and µMAP", caption), table)
+    legend_ = [f'<p class="legend">{html.escape(line)}</p>' for line in notes]
+    return _section("thresholds", *figures, table, *legend_)
 
 
 def _html_differences(report: Report) -> str:

@@ -2,7 +2,8 @@
 
 Drawn with matplotlib's object-oriented API (``Figure`` without pyplot, so no GUI backend
 and no global state): bar charts of each measure with confidence intervals, MAP at each
-relevance threshold beside µMAP per system (the left half of the paper's Fig. 6), and the
+relevance threshold beside µMAP per system (the left half of the paper's Fig. 6), MAP as a
+step function of the threshold when the labels have too many values for a line each, and the
 sorted per-query differences of each system from the baseline.
 """
 
@@ -141,6 +142,42 @@ def threshold_lines(table: pl.DataFrame, order: Sequence[str]) -> bytes:
     axes.grid(axis="y", color="#e5e5e5")
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _png(figure)
+
+
+def threshold_curves(thresholds: pl.DataFrame, order: Sequence[str]) -> bytes:
+    """MAP as a function of the threshold, one step line per system: for labels with too
+    many distinct values for a line per threshold.
+
+    Parameters
+    ----------
+    thresholds
+        :func:`~polars_graded.breakdown.per_threshold` by ``system``: MAP at threshold t
+        holds for every threshold in (the one below, t].
+    order
+        The systems, in the legend's order.
+    """
+    figure = _figure(11.0, 4.6)
+    axes = figure.add_subplot()
+    for name, colour in zip(order, _palette(len(order)), strict=True):
+        mine = thresholds.filter(pl.col("system") == name).sort("threshold")
+        if mine.height:
+            x = [0.0, *mine["threshold"].to_list()]
+            y = [mine["map"][0], *mine["map"].to_list()]
+            axes.step(x, y, where="pre", color=colour, linewidth=1.2, label=name)
+    axes.set_xlabel("relevance threshold t (relevant: label ≥ t)", fontsize=9)
+    axes.set_ylabel("MAP", fontsize=9)
+    axes.set_ylim(0, 1.02)
+    axes.tick_params(labelsize=8)
+    axes.grid(color="#e5e5e5")
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return _png(figure)
+
+
+def _palette(count: int) -> list[Any]:
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if count <= 10 else "viridis"]
+    return [cmap(i if count <= 10 else i / max(1, count - 1)) for i in range(count)]
 
 
 def _blues(count: int) -> list[Any]:

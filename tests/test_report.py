@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import html
 import importlib.util
 import os
 import shutil
@@ -20,6 +21,7 @@ import polars_graded as pg
 from polars_graded import cli, report
 from polars_graded.breakdown import per_threshold
 from polars_graded.compare import compare
+from polars_graded.measures.base import format_number
 
 MEASURES = ["mu_ap", "ndcg@3", "p@2"]
 TRIALS = 400
@@ -177,15 +179,30 @@ def test_tests_table_has_every_column_of_compare(folder: Path, table: pl.DataFra
         assert cells[-1][1] == sign_of(row)
 
 
-def test_threshold_table_equals_per_threshold(folder: Path, table: pl.DataFrame) -> None:
+def test_threshold_table_equals_per_threshold(
+    folder: Path, table: pl.DataFrame, built: report.Report
+) -> None:
     expected = per_threshold(table, by="system")
-    rows = body_rows(page_of(folder), "threshold-table")
+    page = page_of(folder)
+    rows = body_rows(page, "threshold-table")
+    means = {r["system"]: r["mean"] for r in expected_comparison(table).to_dicts()
+             if r["measure"] == "mu_ap"}  # fmt: skip
     for attrs, cells in rows:
         mine = expected.filter(pl.col("system") == attrs["data-system"]).sort("threshold")
         values = [float(c["data-value"]) for c, _ in cells if "data-value" in c]
         assert values[:-2] == mine["map"].to_list()  # MAP at thresholds 1 and 2
-        assert values[-2] == mine["mu_map"][0]
+        # the summary's µMAP (each query's own levels), then the table-levels one
+        assert values[-2] == mine["mu_map"][0] == pytest.approx(means[attrs["data-system"]])
+        assert values[-1] == mine["mu_map_table_levels"][0]
     assert len(rows) == 3
+    head = [text for _, text in page.tables["threshold-table"][0][1]]
+    assert head[-2:] == ["µMAP, query levels", "µMAP, table levels"]
+    # one sentence names both where they appear, in HTML and Markdown
+    notes = report.threshold_notes(built)
+    assert "summary's µMAP" in notes[0] and "mu_ap(levels=table)" in notes[0]
+    text = (folder / "report.html").read_text(encoding="utf-8")
+    assert html.escape(notes[0], quote=True) in text
+    assert notes[0] in (folder / "report.md").read_text(encoding="utf-8")
 
 
 def test_figures_are_embedded_pngs_and_nothing_links_out(
@@ -698,6 +715,163 @@ def test_cli_report_without_matplotlib_says_what_to_install(
     assert err == (
         "polars-graded: error: the report needs matplotlib: pip install 'polars-graded[report]'\n"
     )
+
+
+# --------------------------------------------------------------------------- odd labels
+
+
+def close_labels_table() -> pl.DataFrame:
+    """Issue 14, item 9: labels 1.0, 1.000001 and 1.000002, which ``:g`` prints alike."""
+    rows = [
+        (system, q, f"d{i}", float(i if system == "a" else -i), label)
+        for system in ("a", "b")
+        for q in (1, 2)
+        for i, label in enumerate([1.0, 1.000001, 1.000002, 0.0])
+    ]
+    return pl.DataFrame(
+        rows, schema=["system", "query", "item", "score", "relevance"], orient="row"
+    )
+
+
+def test_close_labels_get_exact_and_distinct_threshold_names(tmp_path: Path) -> None:
+    files = report.build_report(
+        close_labels_table(), tmp_path / "out", ["mu_ap"], trials=20, bootstrap=20
+    )
+    head = [text for _, text in Page(files.html.read_text(encoding="utf-8")).tables[
+        "threshold-table"][0][1]]  # fmt: skip
+    assert [h.split(" (")[0] for h in head[1:4]] == [
+        "MAP rel≥1",
+        "MAP rel≥1.000001",
+        "MAP rel≥1.000002",
+    ]
+    assert len(set(head)) == len(head)
+    markdown = files.markdown.read_text(encoding="utf-8")
+    assert "The table's positive labels: 1, 1.000001, 1.000002." in markdown
+    assert "0: 2, 1: 2, 1.000001: 2, 1.000002: 2" in markdown  # judgments per label, exact
+
+
+def test_cli_report_on_close_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "close.parquet"
+    close_labels_table().write_parquet(source)
+    out = tmp_path / "out"
+    argv = ["report", str(source), "--out", str(out), "--trials", "20", "--bootstrap", "20"]
+    code, _, err = run_cli(argv, capsys)
+    assert (code, err) == (0, "")
+    assert sorted(p.name for p in out.iterdir()) == sorted(report.FILES)
+
+
+def continuous_table(depth: int = 300) -> pl.DataFrame:
+    """Two systems, two queries, a distinct label per judged row (about 2 * depth thresholds)."""
+    rng = np.random.default_rng(5)
+    frames = []
+    for q in range(2):
+        labels = np.where(rng.random(depth) < 0.4, 0.0, np.round(rng.random(depth) * 4, 6))
+        for s in ("a", "b"):
+            score = np.round(labels * (s == "b") + rng.normal(size=depth), 1)
+            frames.append(
+                pl.DataFrame(
+                    {"system": s, "query": q, "item": np.arange(depth), "score": score,
+                     "relevance": labels}
+                )
+            )  # fmt: skip
+    return pl.concat(frames)
+
+
+def test_many_thresholds_give_a_bounded_table_that_says_what_it_leaves_out(
+    tmp_path: Path,
+) -> None:
+    """Issue 14, item 9: a threshold per distinct label, but at most MAX_THRESHOLDS columns,
+    a sentence naming the count, and a chart of MAP at every threshold."""
+    table = continuous_table()
+    rep = report.compute_report(table, ["mu_ap", "ap"], trials=20, bootstrap=20)
+    count = rep.thresholds["threshold"].n_unique()
+    assert count > 300
+    frame = report.threshold_table(rep)
+    maps = [c for c in frame.columns if c.startswith("MAP")]
+    assert len(maps) == report.MAX_THRESHOLDS
+    thresholds = rep.thresholds["threshold"].unique().sort()
+    assert maps[0] == f"MAP rel≥{format_number(thresholds[0])}"
+    assert maps[-1] == f"MAP rel≥{format_number(thresholds[-1])}"
+    notes = report.threshold_notes(rep)
+    assert any(f"{count:,} thresholds" in n and "leaves out" in n for n in notes)
+    files = report.write_report(rep, tmp_path)
+    page = Page(files.html.read_text(encoding="utf-8"))
+    assert len(page.images) == 2 + 1 + 1 + 1  # bars, MAP lines, MAP at each threshold, differences
+    markdown = files.markdown.read_text(encoding="utf-8")
+    assert max(len(line) for line in markdown.splitlines()) < 3000
+    assert f"{count:,} distinct labels from" in markdown
+    # the shown MAPs are per_threshold's
+    expected = per_threshold(table, by="system")
+    for column in maps:
+        t = float(column.removeprefix("MAP rel≥"))
+        got = frame.select("system", column).rows()
+        want = expected.filter(pl.col("threshold") == t).select("system", "map").rows()
+        assert sorted(got) == sorted(want)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def failing_markdown(report_: report.Report) -> str:
+    msg = "rendering failed"
+    raise pg.InvalidValueError(msg)
+
+
+def test_a_failed_report_leaves_no_folder(
+    table: pl.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14, item 9: nothing is written until every file is rendered; a new folder
+    appears whole or not at all, with its missing parents."""
+    monkeypatch.setattr(report, "to_markdown", failing_markdown)
+    out = tmp_path / "new" / "report"
+    with pytest.raises(pg.InvalidValueError, match="rendering failed"):
+        report.build_report(table, out, ["ap"], trials=10, bootstrap=10)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_report_keeps_an_existing_folder_as_it_was(
+    table: pl.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    (out / "report.md").write_text("last week's")
+    monkeypatch.setattr(report, "to_markdown", failing_markdown)
+    with pytest.raises(pg.InvalidValueError):
+        report.build_report(table, out, ["ap"], trials=10, bootstrap=10)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "report.md"]
+    assert (out / "report.md").read_text() == "last week's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no staging folder left
+    monkeypatch.undo()
+    files = report.build_report(table, out, ["ap"], trials=10, bootstrap=10)
+    assert sorted(p.name for p in out.iterdir()) == sorted([*report.FILES, "notes.txt"])
+    assert files.markdown.read_text(encoding="utf-8").startswith("# Evaluation report")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_cli_report_that_fails_leaves_no_folder(
+    table: pl.DataFrame,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source = tmp_path / "runs.parquet"
+    table.write_parquet(source)
+    monkeypatch.setattr(report, "to_markdown", failing_markdown)
+    out = tmp_path / "out"
+    argv = ["report", str(source), "--out", str(out), "--trials", "10", "--bootstrap", "10"]
+    code, printed, err = run_cli(argv, capsys)
+    assert (code, printed) == (2, "")
+    assert "rendering failed" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.parquet"]
+
+
+def test_report_output_that_is_a_file_is_refused(table: pl.DataFrame, tmp_path: Path) -> None:
+    out = tmp_path / "taken"
+    out.write_text("not a folder")
+    with pytest.raises(pg.InvalidValueError, match="is a file"):
+        report.build_report(table, out, ["ap"], trials=10, bootstrap=10)
+    assert out.read_text() == "not a folder"
 
 
 # --------------------------------------------------------------------------- real data

@@ -11,18 +11,24 @@ rewrites the item ids so that the default item-descending tie order is the inten
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+import textwrap
 from fractions import Fraction
 from pathlib import Path
+from unittest.mock import patch
 
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, assume, find, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import polars_graded as pg
 from polars_graded.cli import main
 from polars_graded.measures import MEASURES as LIBRARY_MEASURES
+from polars_graded.measures import threshold_sweep
 
 try:  # tests/ as a package or as a rootdir on sys.path
     import tests.ties_reference as ref
@@ -380,6 +386,120 @@ def test_average_of_a_tie_group_of_nine() -> None:
     }
     got = df.graded.evaluate(MEASURES, ties="average").row(0, named=True)
     assert_close({(1,): got}, {(1,): expected}, df, "average")
+
+
+# --- µAP on many levels: the pair sweep under "average" -------------------------------------
+
+# continuous labels: about a level per judged row, more than threshold_sweep.FEW_LEVELS
+MANY_LABELS = st.integers(min_value=-8, max_value=48).map(lambda x: x / 8)
+SWEEPS = {  # the library's choice, Fenwick trees only, merged blocks only
+    "default": {"FEW_LEVELS": threshold_sweep.FEW_LEVELS},
+    "fenwick": {"FEW_LEVELS": 0},
+    "merged": {"FEW_LEVELS": 0, "DEEP": 1},
+}
+
+
+@st.composite
+def many_level_tables(draw: st.DrawFn) -> tuple[pl.DataFrame, int]:
+    """One or two queries of up to 12 rows with continuous labels (negative, null, and judged
+    rows without a score too), heavy ties, and a cutoff that may cut a tie group; at most
+    5,000 orderings per query, for the brute force."""
+    rows = []
+    for q in range(draw(st.integers(1, 2))):
+        items = draw(st.integers(1, 12))
+        for item in range(items):
+            label = None if draw(st.integers(0, 6)) == 0 else draw(MANY_LABELS)
+            unretrieved = label is not None and draw(st.integers(0, 6)) == 0
+            score = None if unretrieved else float(draw(st.integers(0, 4)))
+            rows.append((q, item, score, label))
+    df = pl.DataFrame(rows, schema=["query", "item", "score", "relevance"], orient="row")
+    groups = (
+        df.drop_nulls("score")
+        .group_by("query")
+        .agg(pl.col("score").value_counts().struct[1].alias("sizes"))
+    )
+    for sizes in groups["sizes"].to_list():
+        assume(math.prod(math.factorial(n) for n in sizes) <= 5000)
+    return df, draw(st.integers(1, 13))
+
+
+def brute_force_mu_ap(df: pl.DataFrame, k: int) -> dict[tuple, dict[str, float]]:
+    """mu_ap, mu_ap@k and mu_ap(levels=table)@k: the mean over every ordering of every tie
+    group (tests/ties_reference.py), each ordering scored by tests/reference.py."""
+    rows, levels = ref.read_queries(df)
+    out = {}
+    for key, query_rows in rows.items():
+        judged = [r.label for r in query_rows if r.label is not None]
+        orderings = ref.all_orderings(query_rows)
+        total = sum(orderings.values())
+        scores = {
+            "mu_ap": lambda q: q.mu_ap("query"),
+            f"mu_ap@{k}": lambda q: q.mu_ap("query", k),
+            f"mu_ap(levels=table)@{k}": lambda q: q.mu_ap("table", k),
+        }
+        queries = [(RefQuery(list(o), judged, levels[()]), n) for o, n in orderings.items()]
+        out[key] = {
+            name: sum(n * score(q) for q, n in queries) / total for name, score in scores.items()
+        }
+    return out
+
+
+@pytest.mark.parametrize("sweep", list(SWEEPS))
+@FEWER
+@given(many_level_tables())
+def test_average_mu_ap_on_many_levels_equals_the_brute_force(sweep: str, drawn: tuple) -> None:
+    """Issue 14, item 2: µAP under ``"average"`` in O(rows) memory on continuous labels, by
+    every sweep, equals the mean over all orderings, cutoffs inside a tie group included."""
+    df, k = drawn
+    expected = brute_force_mu_ap(df, k)
+    with patch.multiple(threshold_sweep, **SWEEPS[sweep]):
+        result = df.graded.evaluate(list(next(iter(expected.values()))), ties="average")
+    assert_close(library_values(result, ["query"]), expected, df, f"average, {sweep} sweep")
+
+
+def test_a_cutoff_inside_a_tie_group_by_hand() -> None:
+    """Labels [3, 1, 0] all tied, k = 2. mu_ap@2 = (1/3) AP^1@2 + (2/3) AP^3@2 (levels 1, 3).
+    AP^3@2 (R = 1): the 3 lands at position 1 or 2 with chance 1/3 each: (1 + 1/2) / 3 = 1/2.
+    AP^1@2 (R = 2): E[hit at 1] = 2/3; E[hit at 2 * 2 hits] = (2/3)(1/2) = 1/3, so
+    E[hit at 2 * precision] = (1/3)(2/2) + (P(hit at 2) - 1/3)(1/2) = 1/3 + (1/3)(1/2) = 1/2
+    and AP^1@2 = (2/3 + 1/2) / 2 = 7/12. mu_ap@2 = 7/36 + 1/3 = 19/36."""
+    df = pl.DataFrame({"query": 1, "item": [1, 2, 3], "score": 1.0, "relevance": [3, 1, 0]})
+    got = df.graded.evaluate(["mu_ap@2"], ties="average")["mu_ap@2"][0]
+    assert got == pytest.approx(19 / 36, abs=TOL)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_AS is POSIX")
+def test_average_mu_ap_memory_is_bounded_on_continuous_labels() -> None:
+    """Issue 14, item 2: 20,000 rows of one query, a level per row, in tie groups of 4, under
+    a 2 GiB address-space limit (the former row-by-level join needed about 10 GB)."""
+    script = textwrap.dedent(
+        """
+        import resource
+        limit = 2 * 2**30
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        import numpy as np, polars as pl
+        import polars_graded
+        n = 20_000
+        label = np.random.default_rng(0).permutation(n) / n + 0.001
+        df = pl.DataFrame({"query": 1, "item": np.arange(n),
+                           "score": np.arange(n) // 4, "relevance": label})
+        plain = df.graded.evaluate(["mu_ap"])["mu_ap"][0]
+        mean = df.graded.evaluate(["mu_ap"], ties="average")["mu_ap"][0]
+        print(plain, mean)
+        """
+    )
+    env = {**os.environ, "POLARS_MAX_THREADS": "2"}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        check=False,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    plain, mean = map(float, done.stdout.split())
+    assert 0 < mean < 1 and abs(plain - mean) < 0.05  # groups of 4 of 20,000 rows move it little
 
 
 # --- the deterministic policies -------------------------------------------------------------

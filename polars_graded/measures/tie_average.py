@@ -17,8 +17,15 @@ relevant ones, after ``C`` relevant rows in earlier groups:
   ``0..a`` (see :mod:`polars_graded.measures.judgments`);
 * ERR: the chance of stopping at a group's j-th row is a difference of mean products
   over subsets of the group (see :mod:`polars_graded.measures.user_models`);
-* µAP: the distance-weighted mean of the tie-averaged AP at each level (by linearity of the
-  expectation), one AP per level of each ranking: O(rows x levels).
+* AP at every level of a ranking, and µAP, at once: summed over a tie group g of ``n_g``
+  rows, the AP formula gives ``(c/n)(C + 1) H_g + c(c-1)/(n(n-1)) G_g`` with ``H_g`` and
+  ``G_g`` the sums of ``1/p`` and ``(p - start_g)/p`` over g's positions within the cutoff.
+  ``c C``, ``c`` and ``c(c-1)`` count pairs of rows with both labels >= t, so every pair of
+  relevant rows adds its weight to each threshold up to ``min(label_a, label_b)``:
+  ``H_g / n_g`` when the later row is in g (and for a row of g with itself),
+  ``2 G_g / (n_g (n_g - 1))`` for two rows of g. :mod:`~polars_graded.measures.threshold_sweep`
+  adds up the pairs in O(rows log rows) with :func:`tie_group_weights` and
+  :func:`later_in_group`, never a row per level.
 
 Untied rows (groups of one) take the plain formulas' arithmetic, so a table without ties
 gives the same bits under every tie policy.
@@ -26,18 +33,10 @@ gives the same bits under every tie policy.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
-from polars_graded.ranking import (
-    N_RETRIEVED,
-    POSITION,
-    PRE_RANKED_TIES_AVERAGED,
-    RANKED_REL,
-    RANKING_ID,
-    TIE_END,
-    TIE_START,
-    Ranked,
-)
+from polars_graded.ranking import Ranked
 
 
 def group_hits(r: Ranked, hit: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -74,35 +73,47 @@ def averaged_reciprocal_rank(r: Ranked, hit: pl.Expr, k: int | None) -> pl.Expr:
     return pl.when(r.in_list(k) & (first_here > 0)).then(first_here / r.position).sum()
 
 
-def mu_ap_numerators_averaged(
-    ranked: pl.LazyFrame, levels: pl.LazyFrame, k: int | None
-) -> pl.LazyFrame:
-    """``sum_i d_i E[AP^(l_i)@k]`` per ranking, from the levels of ``threshold_sweep._levels``.
+def tie_group_weights(
+    group: np.ndarray,
+    tie_start: np.ndarray,
+    tie_end: np.ndarray,
+    k: int | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per tie group: the pair weights ``H_g / n_g`` and ``2 G_g / (n_g (n_g - 1))``.
 
-    Every retrieved row meets every level of its ranking: O(rows x levels) rows, once.
+    ``group`` numbers the groups 0..G-1 for rows given in ranked order (the rows of a
+    group contiguous); ``tie_start`` and ``tie_end`` are each row's group bounds (positions,
+    the same on every row of a group). Only the group's bounds are read, not its rows:
+    the sums run over every position of the group within the cutoff ``k``, in position
+    order, so a group of one row gets ``1/p`` exactly and a pair weight of 0 (no 0/0).
     """
-    r = PRE_RANKED_TIES_AVERAGED
-    retrieved = ranked.filter(pl.col(POSITION) <= pl.col(N_RETRIEVED)).select(
-        RANKING_ID, RANKED_REL, N_RETRIEVED, POSITION, TIE_START, TIE_END
+    firsts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    start = tie_start[firsts].astype(np.int64)
+    end = tie_end[firsts].astype(np.int64)
+    size = end - start + 1
+    shown = np.clip(end if k is None else np.minimum(end, k), start - 1, None) - start + 1
+    owner = np.repeat(np.arange(firsts.size), shown)
+    position = (np.arange(owner.size) - np.repeat(np.cumsum(shown) - shown, shown)) + np.repeat(
+        start, shown
     )
-    # Left order: each ranking's rows stay in ranked order within every (ranking, level).
-    pairs = retrieved.join(
-        levels.select(RANKING_ID, "_label", "_d", "_at_or_above"),
-        on=RANKING_ID,
-        how="inner",
-        maintain_order="left",
-    )
-    # Sums in row order (cum_sum): a plain sum may follow the chunks the joins happen to
-    # produce, and the last bit with them.
-    terms = expected_precision_at_hits(r, r.hits(pl.col("_label")), k).fill_null(0.0)
-    per_level = pairs.group_by(RANKING_ID, "_label").agg(
-        terms.cum_sum().last().alias("_ap_sum"),
-        pl.col("_d").first(),
-        pl.col("_at_or_above").first(),
-    )
-    weighted = pl.col("_d") * pl.col("_ap_sum") / pl.col("_at_or_above")
-    return (
-        per_level.sort(RANKING_ID, "_label")
-        .group_by(RANKING_ID, maintain_order=True)
-        .agg(weighted.cum_sum().last().alias("_numerator"))
-    )
+    inverse = 1.0 / position
+    harmonic = np.bincount(owner, weights=inverse, minlength=firsts.size)
+    offsets = np.bincount(owner, weights=(position - start[owner]) * inverse, minlength=firsts.size)
+    pairs = np.maximum(size * (size - 1), 1)
+    return harmonic / size, np.where(size > 1, 2.0 * offsets / pairs, 0.0)
+
+
+def later_in_group(group: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """For each row: the rows of its group after it when the group is sorted by ``key``.
+
+    Summed over a group, ``f(row) * later_in_group`` adds ``f`` of the smaller row of each
+    unordered pair in the group (equal keys in either order give the same minimum).
+    """
+    order = np.lexsort((key, group))
+    sorted_group = group[order]
+    firsts = np.flatnonzero(np.r_[True, sorted_group[1:] != sorted_group[:-1]])
+    ends = np.r_[firsts[1:], group.size]
+    per_group = np.repeat(ends, ends - firsts)
+    out = np.empty(group.size, dtype=np.int64)
+    out[order] = per_group - np.arange(group.size) - 1
+    return out
