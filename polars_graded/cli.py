@@ -7,25 +7,38 @@ the per-query values with ``-o``. ``polars-graded demo`` runs the artificial exp
 the paper's §2.1 (:mod:`polars_graded.artificial`). ``polars-graded report`` writes an HTML
 report, a Markdown summary and the per-query values of several systems
 (:mod:`polars_graded.report`).
+
+Bad input is one line on stderr, ``polars-graded: error: ...``, and exit code 2: it is
+found before the work starts where it can be (measure names, output paths, options that do
+not fit the input), else while reading (files that are missing, truncated or corrupt, named
+in the message). A :class:`~polars_graded.errors.GradedWarning` is one line,
+``polars-graded: warning: ...``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
+import inspect
 import itertools
+import os
 import sys
 import textwrap
+import warnings
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final, NoReturn
 
 import polars as pl
 
 import polars_graded
 from polars_graded import artificial, partitioned, plan, report
-from polars_graded.errors import GradedError
-from polars_graded.measures.grammar import split_top_level
-from polars_graded.ranking import TIE_POLICIES
+from polars_graded.errors import GradedError, GradedWarning
+from polars_graded.io import join_run_qrels, read_trec_qrels, read_trec_run
+from polars_graded.measures.grammar import measure_name, split_top_level
+from polars_graded.ranking import TIE_POLICIES, Columns
 
 PROG = "polars-graded"
 DEFAULT_MEASURES: tuple[str, ...] = ("mu_ap", "ndcg@10", "ndcng@10", "ap", "p@10", "rr")
@@ -39,6 +52,12 @@ DEMO_MEASURES: dict[str, str] = {
 _PARQUET_SUFFIXES = (".parquet", ".pq")
 _CSV_SEPARATORS = {".csv": ",", ".tsv": "\t"}
 _OUTPUT_SUFFIXES = (".parquet", ".pq", ".csv")
+SYSTEM: Final = "system"
+"""The column that names the run of each row when several TREC runs are evaluated."""
+_DEFAULT_QUERIES: Final = inspect.signature(join_run_qrels).parameters["queries"].default
+_INPUT_FAILURES = (EOFError, zlib.error)
+"""Exceptions that only reading a damaged input (a truncated or corrupt compressed stream)
+raises: one line, like a GradedError. Any other exception keeps its traceback (a bug)."""
 
 
 class CommandError(Exception):
@@ -73,15 +92,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:  # --help, --version and usage errors
         return _exit_code(exit_)
     try:
-        return int(args.handler(args))
-    except (GradedError, CommandError, OSError, pl.exceptions.PolarsError) as error:
+        # Warnings wait for the outcome: a failure prints its one error line alone.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            code = int(args.handler(args))
+    except (
+        GradedError,
+        CommandError,
+        OSError,
+        pl.exceptions.PolarsError,
+        *_INPUT_FAILURES,
+    ) as error:
         print(f"{PROG}: error: {_one_line(error)}", file=sys.stderr)
         return 2
+    _show_warnings(caught)
+    return code
+
+
+def _show_warnings(caught: Sequence[warnings.WarningMessage]) -> None:
+    """Each GradedWarning once, as one line on stderr; any other warning as Python shows it."""
+    shown: set[str] = set()
+    for warning in caught:
+        if not issubclass(warning.category, GradedWarning):
+            warnings.showwarning(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+            continue
+        line = f"{PROG}: warning: {_one_line(warning.message)}"
+        if line not in shown:
+            shown.add(line)
+            print(line, file=sys.stderr)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, as every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix(PROG).strip()
+        hint = f"; see {self.prog} --help" if command else f"; see {PROG} --help"
+        print(f"{PROG}: error: {message}{hint}", file=sys.stderr)
+        raise SystemExit(2)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``polars-graded`` with its subcommands."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG, description="Evaluate rankings against graded relevance (µMAP, NDCNG, ...)."
     )
     parser.add_argument(
@@ -101,8 +156,10 @@ def _exit_code(exit_: SystemExit) -> int:
     return code if isinstance(code, int) else 2
 
 
-def _one_line(error: BaseException) -> str:
+def _one_line(error: BaseException | str) -> str:
     text = str(error).strip() or type(error).__name__
+    if isinstance(error, EOFError | zlib.error):  # Python's message does not say where
+        text = f"truncated or corrupt compressed input: {text}"
     if isinstance(error, OSError) and error.filename is not None and error.strerror:
         text = f"{error.strerror}: {error.filename}"
     return " ".join(line.strip() for line in text.splitlines() if line.strip())
@@ -117,24 +174,36 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
         help="evaluate a long table or a TREC run against qrels",
         description=(
             "Evaluate a long table (one row per query and item: query, item, score, "
-            "relevance) read from Parquet or CSV, or a TREC run against TREC qrels. "
-            "Prints the number of queries and the mean of each measure per --by group."
+            "relevance) read from Parquet or CSV, or TREC runs against TREC qrels. "
+            "Prints the number of queries and the mean of each measure per --by group. "
+            "In a CSV/TSV table the query, item and --by columns are read as text "
+            "(01 and 1 are two queries); only score and relevance are numbers."
         ),
     )
     sub.add_argument(
         "table",
         nargs="?",
         metavar="TABLE",
-        help="a .parquet or .csv table, a glob of them or a directory of Parquet files",
+        help=(
+            "a .parquet or .csv/.tsv table, a glob of them ('logs/**/*.parquet' is "
+            "recursive) or a directory of Parquet files; hive folders such as "
+            "system=bm25/day=2026-11-01/ give columns usable in --by"
+        ),
     )
-    sub.add_argument("--run", metavar="RUN", help="a TREC run file (plain or gzipped)")
-    sub.add_argument("--qrels", metavar="QRELS", help="a TREC qrels file (plain or gzipped)")
     sub.add_argument(
-        "--queries",
-        choices=("qrels", "both", "all"),
-        default="qrels",
-        help="with --run: which queries count (default: qrels, like trec_eval -c)",
+        "--run",
+        nargs="+",
+        action="extend",
+        metavar="RUN",
+        help=(
+            "TREC run file(s), plain or gzipped. Several runs (repeat --run or list them) "
+            f"are evaluated side by side in a column '{SYSTEM}', one row per run in the "
+            "summary; each is named by its run tag, else file name, else folder; "
+            "NAME=PATH names one"
+        ),
     )
+    sub.add_argument("--qrels", metavar="QRELS", help="a TREC qrels file (plain or gzipped)")
+    add_queries_option(sub)
     sub.add_argument(
         "-m",
         "--measure",
@@ -142,7 +211,8 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
         metavar="MEASURE",
         help=(
             "a measure such as mu_ap, ndcg@10, 'ap(rel=2)@10'; repeat or separate with "
-            f"commas (default: {','.join(DEFAULT_MEASURES)})"
+            "commas; NAME=MEASURE names its column, e.g. 'rbp80=rbp(p=0.8)@5' (default: "
+            f"{','.join(DEFAULT_MEASURES)})"
         ),
     )
     for column in ("query", "item", "score", "relevance"):
@@ -151,10 +221,19 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
         "--by",
         action="append",
         metavar="COLUMN",
-        help="an extra key column such as system (repeatable; with --run e.g. tag)",
+        help=(
+            "an extra key column such as system (repeatable); with one --run e.g. tag, "
+            f"with several runs only {SYSTEM} (added by itself)"
+        ),
     )
     sub.add_argument(
-        "-o", "--output", metavar="FILE", help="write the per-query values (.parquet or .csv)"
+        "-o",
+        "--output",
+        metavar="FILE",
+        help=(
+            "write the per-query values (.parquet or .csv) into an existing folder; "
+            "checked before the evaluation starts"
+        ),
     )
     sub.add_argument(
         "--memory-budget",
@@ -170,7 +249,11 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
         "--partitions",
         metavar="N",
         type=_positive,
-        help="evaluate a Parquet TABLE in N partitions of whole queries (overrides the budget)",
+        help=(
+            "evaluate a Parquet TABLE in N partitions of whole queries (overrides the "
+            "budget); never more than the rankings nor more than "
+            f"{partitioned.MAX_PARTITIONS} (a warning says when capped)"
+        ),
     )
     sub.add_argument(
         "--ranked",
@@ -196,6 +279,18 @@ def _add_evaluate(commands: argparse._SubParsersAction) -> None:
     sub.set_defaults(handler=run_evaluate)
 
 
+def add_queries_option(sub: argparse.ArgumentParser) -> None:
+    """``--queries``: which queries of TREC files count; refused with a TABLE."""
+    sub.add_argument(
+        "--queries",
+        choices=("qrels", "both", "all"),
+        help=(
+            f"with --run: which queries count (default: {_DEFAULT_QUERIES}, like trec_eval "
+            "-c); not for a TABLE, which is evaluated as it is"
+        ),
+    )
+
+
 def add_ties_option(sub: argparse.ArgumentParser) -> None:
     """``--ties``: how rows with equal scores are ordered, or averaged over."""
     sub.add_argument(
@@ -212,27 +307,27 @@ def add_ties_option(sub: argparse.ArgumentParser) -> None:
 
 def run_evaluate(args: argparse.Namespace) -> int:
     """``polars-graded evaluate``: print the summary, write per-query values with ``-o``."""
-    measures = split_measures(args.measure or list(DEFAULT_MEASURES))
-    output = _output_path(args.output)  # a bad extension fails before any work
-    by = list(args.by or [])
-    frame, columns = _input_frame(args, by)
+    measures = named_measures(split_measures(args.measure or list(DEFAULT_MEASURES)))
+    output = _output_path(args.output)  # a bad path fails before any work
+    frame, columns, by = _input_frame(args, list(args.by or []))
     count = _partition_count(args)
-    if count is None:
-        # The partitions' engine: splitting the table never changes a bit of the output.
-        per_query = frame.graded.evaluate(
-            measures, **columns, by=by or None, ranked=args.ranked, ties=args.ties
-        ).collect(engine=partitioned.ENGINE)
-    else:
-        per_query = partitioned.evaluate_parquet(
-            _parquet_source(Path(args.table)),
-            measures,
-            partitions=count,
-            progress=not args.quiet and count > 1 and sys.stderr.isatty(),
-            **columns,
-            by=by or None,
-            ranked=args.ranked,
-            ties=args.ties,
-        )
+    with _reading(args.table):
+        if count is None:
+            # The partitions' engine: splitting the table never changes a bit of the output.
+            per_query = frame.graded.evaluate(
+                measures, **columns, by=by or None, ranked=args.ranked, ties=args.ties
+            ).collect(engine=partitioned.ENGINE)
+        else:
+            per_query = partitioned.evaluate_parquet(
+                args.table,
+                measures,
+                partitions=count,
+                progress=not args.quiet and count > 1 and sys.stderr.isatty(),
+                **columns,
+                by=by or None,
+                ranked=args.ranked,
+                ties=args.ties,
+            )
     if output is not None:
         write_table(per_query, output)
     names = [c for c in per_query.columns if c not in {*by, columns.get("query", "query")}]
@@ -251,8 +346,16 @@ def _partition_count(args: argparse.Namespace) -> int | None:
         return int(args.partitions)
     if not parquet:
         return None
-    count = partitioned.choose_partitions(_parquet_source(Path(args.table)), args.memory_budget)
+    count = partitioned.choose_partitions(args.table, args.memory_budget)
     return count if count > 1 else None
+
+
+def _reading(table: str | None) -> contextlib.AbstractContextManager[None]:
+    """Around reading a Parquet TABLE: a Polars error caused by one of its files names
+    the file (:func:`polars_graded.partitioned.reading`)."""
+    if table is not None and _is_parquet(Path(table)):
+        return partitioned.reading(table)
+    return contextlib.nullcontext()
 
 
 def _memory_size(text: str) -> int:
@@ -279,43 +382,124 @@ def split_measures(values: Sequence[str]) -> list[str]:
     return names
 
 
-def _input_frame(args: argparse.Namespace, by: list[str]) -> tuple[pl.LazyFrame, dict[str, str]]:
-    """The long table to evaluate and the column keyword arguments for it."""
-    columns = {
-        name: getattr(args, name)
-        for name in ("query", "item", "score", "relevance")
-        if getattr(args, name) is not None
-    }
+def named_measures(texts: Sequence[str]) -> list[str] | dict[str, str]:
+    """The measures of ``-m``, as a mapping output name -> measure when any is given as
+    ``NAME=MEASURE`` (an ``=`` before any parenthesis); the others keep their canonical name.
+
+    Examples
+    --------
+    >>> named_measures(["ap(rel=2)", "ndcg@10"])
+    ['ap(rel=2)', 'ndcg@10']
+    >>> named_measures(["rbp80=rbp(p=0.8)@5", "ndcg@10"])
+    {'rbp80': 'rbp(p=0.8)@5', 'ndcg@10': 'ndcg@10'}
+    """
+    pairs = [_name_and_measure(text) for text in texts]
+    if all(name is None for name, _ in pairs):
+        return list(texts)
+    named: dict[str, str] = {}
+    for given, measure in pairs:
+        name = measure_name(measure) if given is None else given
+        if name in named:
+            msg = f"-m: two measures are named {name!r}"
+            raise CommandError(msg)
+        named[name] = measure
+    return named
+
+
+def _name_and_measure(text: str) -> tuple[str | None, str]:
+    """``("rbp80", "rbp(p=0.8)@5")`` from ``"rbp80=rbp(p=0.8)@5"``; no name without one."""
+    name, sep, measure = text.partition("=")
+    if sep and "(" not in name:
+        return name.strip(), measure.strip()
+    return None, text
+
+
+def _input_frame(
+    args: argparse.Namespace, by: list[str]
+) -> tuple[pl.LazyFrame, dict[str, str], list[str]]:
+    """The long table to evaluate, the column keyword arguments for it and its ``by``
+    columns (with ``system`` first when several TREC runs are evaluated)."""
+    columns = _column_options(args)
     if args.table is not None:
         if args.run is not None or args.qrels is not None:
             msg = "give either TABLE or --run and --qrels, not both"
             raise CommandError(msg)
-        return read_table(Path(args.table)), columns
+        _refuse_queries(args)
+        return read_table(Path(args.table), _key_columns(columns, by)), columns, by
     if args.run is None or args.qrels is None:
         msg = "give a TABLE (.parquet or .csv) or both --run RUN and --qrels QRELS"
         raise CommandError(msg)
     if columns:
         msg = "--query/--item/--score/--relevance name the columns of a TABLE, not of TREC files"
         raise CommandError(msg)
-    run = polars_graded.read_trec_run(_existing(Path(args.run)))
-    qrels = polars_graded.read_trec_qrels(_existing(Path(args.qrels)))
-    joined = polars_graded.join_run_qrels(
-        run.lazy(), qrels.lazy(), by=by or None, queries=args.queries
-    )
-    return joined, columns
+    runs = _run_paths(args.run)
+    qrels = _existing(Path(args.qrels))
+    queries = args.queries or _DEFAULT_QUERIES
+    if isinstance(runs, list) and len(runs) == 1:  # one unnamed run: no system column
+        run = read_trec_run(runs[0])
+        joined = join_run_qrels(
+            run.lazy(), read_trec_qrels(qrels).lazy(), by=by or None, queries=queries
+        )
+        return joined, columns, by
+    others = [column for column in by if column != SYSTEM]
+    if others:
+        msg = (
+            f"with several --run (or NAME=PATH) each run is a system in column '{SYSTEM}'; "
+            f"--by {others[0]} is not available then"
+        )
+        raise CommandError(msg)
+    table = report.trec_table(runs, qrels, queries=queries)
+    return table.lazy(), columns, [SYSTEM]
 
 
-def read_table(path: Path) -> pl.LazyFrame:
-    """Scan a Parquet or CSV table lazily, choosing the reader by the file's extension.
+def _key_columns(columns: dict[str, str], by: Sequence[str]) -> list[str]:
+    """The key columns of a table as the user named them: ``by``, query and item."""
+    default = Columns()
+    return [*by, columns.get("query", default.query), columns.get("item", default.item)]
 
-    A directory is read as a directory of Parquet files.
+
+def _column_options(args: argparse.Namespace) -> dict[str, str]:
+    return {
+        name: getattr(args, name)
+        for name in ("query", "item", "score", "relevance")
+        if getattr(args, name) is not None
+    }
+
+
+def _refuse_queries(args: argparse.Namespace) -> None:
+    """``--queries`` picks queries of TREC files; with a TABLE it would be ignored."""
+    if args.queries is not None:
+        msg = (
+            f"--queries {args.queries} applies to --run and --qrels only; a TABLE is "
+            "evaluated with every query it has (filter it first to keep fewer)"
+        )
+        raise CommandError(msg)
+
+
+def read_table(path: Path, keys: Sequence[str] = ()) -> pl.LazyFrame:
+    """Scan a Parquet or CSV/TSV table lazily, choosing the reader by the file's extension.
+
+    A directory or a glob is read as ``pl.scan_parquet`` reads it, with hive partitioning
+    (:func:`polars_graded.partitioned.scan_source`). In a CSV/TSV table the ``keys``
+    (query, item and ``by`` columns, as named by the user) are read as text: inferring
+    their type would make ``01`` and ``1`` one query. Other columns are inferred.
+
+    Examples
+    --------
+    >>> path = getfixture("tmp_path") / "runs.csv"
+    >>> _ = path.write_text("query,item,score,relevance\\n01,007,1.5,1\\n1,7,0.5,0\\n")
+    >>> read_table(path, ["query", "item"]).collect().rows()
+    [('01', '007', 1.5, 1), ('1', '7', 0.5, 0)]
     """
     if _is_parquet(path):
-        return pl.scan_parquet(_parquet_source(path))
+        return partitioned.scan_source(str(path))
     suffix = path.suffix.lower()
     if suffix in _CSV_SEPARATORS:
         return pl.scan_csv(
-            _existing(path), separator=_CSV_SEPARATORS[suffix], infer_schema_length=10_000
+            _existing(path),
+            separator=_CSV_SEPARATORS[suffix],
+            infer_schema_length=10_000,
+            schema_overrides=dict.fromkeys(keys, pl.String),  # absent names are ignored
         )
     known = ", ".join([*_PARQUET_SUFFIXES, *_CSV_SEPARATORS])
     msg = f"cannot read {str(path)!r}: expected a table ending in {known}"
@@ -327,23 +511,13 @@ def _is_parquet(path: Path) -> bool:
     return path.suffix.lower() in _PARQUET_SUFFIXES or path.is_dir()
 
 
-def _parquet_source(path: Path) -> Path:
-    """``path`` checked: an existing file or directory, or a glob that matches files."""
-    if path.is_dir():
-        if not partitioned.parquet_files(path):
-            msg = f"no file in directory {path}"
-            raise CommandError(msg)
-        return path
-    return _existing(path)
-
-
 def _existing(path: Path) -> Path:
     """``path`` itself; a file that does not exist is a :class:`CommandError`.
 
-    Glob patterns (``runs/*.parquet``) pass unchecked: Polars expands them.
+    Glob patterns (``runs/*.csv``, ``runs/**/*.csv``) must match a file; Polars expands them.
     """
     if any(char in str(path) for char in "*?["):
-        if not glob.glob(str(path)):
+        if not glob.glob(str(path), recursive=True):
             msg = f"no file matches {path}"
             raise CommandError(msg)
     elif not path.is_file():
@@ -353,13 +527,44 @@ def _existing(path: Path) -> Path:
 
 
 def _output_path(text: str | None) -> Path | None:
+    """``-o``: a ``.parquet``/``.csv`` file that can be written, checked before any work."""
     if text is None:
         return None
     path = Path(text)
     if path.suffix.lower() not in _OUTPUT_SUFFIXES:
         msg = f"cannot write {text!r}: -o must end in .parquet or .csv"
         raise CommandError(msg)
+    if path.is_dir():
+        msg = f"cannot write {text!r}: it is a directory"
+        raise CommandError(msg)
+    _check_folder(path.parent, f"cannot write {text!r}")
+    if path.exists() and not os.access(path, os.W_OK):
+        msg = f"cannot write {text!r}: permission denied"
+        raise CommandError(msg)
     return path
+
+
+def _check_folder(folder: Path, what: str) -> None:
+    """Raise unless ``folder`` is an existing directory we may create files in."""
+    if not folder.is_dir():
+        reason = "is not a folder" if folder.exists() else "does not exist"
+        msg = f"{what}: the folder {str(folder)!r} {reason}"
+        raise CommandError(msg)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        msg = f"{what}: permission denied in the folder {str(folder)!r}"
+        raise CommandError(msg)
+
+
+def _output_folder(text: str) -> Path:
+    """``report --out``: a folder that exists or can be created, checked before any work."""
+    folder = Path(text)
+    if folder.exists() and not folder.is_dir():
+        msg = f"cannot write the report into {text!r}: it is a file, not a folder"
+        raise CommandError(msg)
+    # The deepest folder that exists must take new entries (the report creates the rest).
+    existing = next(f for f in (folder, *folder.parents) if f.exists())
+    _check_folder(existing, f"cannot write the report into {text!r}")
+    return folder
 
 
 def write_table(frame: pl.DataFrame, path: Path) -> None:
@@ -577,7 +782,15 @@ def _add_report(commands: argparse._SubParsersAction) -> None:
             "and a qrels file. Needs pip install 'polars-graded[report]'."
         ),
     )
-    sub.add_argument("table", nargs="?", metavar="TABLE", help="a .parquet or .csv long table")
+    sub.add_argument(
+        "table",
+        nargs="?",
+        metavar="TABLE",
+        help=(
+            "a .parquet or .csv/.tsv long table (a glob or a directory of Parquet files); "
+            "in a CSV/TSV the system, query and item columns are read as text"
+        ),
+    )
     sub.add_argument(
         "--run",
         nargs="+",
@@ -589,12 +802,7 @@ def _add_report(commands: argparse._SubParsersAction) -> None:
         ),
     )
     sub.add_argument("--qrels", metavar="QRELS", help="the TREC qrels file of the runs")
-    sub.add_argument(
-        "--queries",
-        choices=("qrels", "both", "all"),
-        default="qrels",
-        help="with --run: which queries count (default: qrels, like trec_eval -c)",
-    )
+    add_queries_option(sub)
     sub.add_argument(
         "-m",
         "--measure",
@@ -607,7 +815,7 @@ def _add_report(commands: argparse._SubParsersAction) -> None:
     )
     sub.add_argument(
         "--system",
-        default="system",
+        default=SYSTEM,
         metavar="COLUMN",
         help="the system column of TABLE (default: system)",
     )
@@ -619,7 +827,10 @@ def _add_report(commands: argparse._SubParsersAction) -> None:
         help="the system to compare with (default: the first, sorted)",
     )
     sub.add_argument(
-        "--out", default="report", metavar="DIR", help="output directory (default: report)"
+        "--out",
+        default="report",
+        metavar="DIR",
+        help="output directory, created if needed; checked before any work (default: report)",
     )
     sub.add_argument(
         "--trials",
@@ -672,26 +883,28 @@ def run_report(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as error:
         raise CommandError(str(error)) from error
     measures = split_measures(args.measure or list(report.DEFAULT_MEASURES))
+    out = _output_folder(args.out)
     frame, columns, source = _report_input(args)
     differences = split_measures(args.differences) if args.differences else None
-    files = report.build_report(
-        frame,
-        args.out,
-        measures,
-        system=args.system if args.table is not None else "system",
-        **columns,
-        baseline=args.baseline,
-        missing=args.missing,
-        trials=args.trials,
-        bootstrap=args.bootstrap,
-        confidence=args.confidence,
-        alpha=args.alpha,
-        seed=args.seed,
-        title=args.title,
-        differences="all" if differences == ["all"] else differences,
-        source=source,
-        ties=args.ties,
-    )
+    with _reading(args.table):
+        files = report.build_report(
+            frame,
+            out,
+            measures,
+            system=args.system if args.table is not None else SYSTEM,
+            **columns,
+            baseline=args.baseline,
+            missing=args.missing,
+            trials=args.trials,
+            bootstrap=args.bootstrap,
+            confidence=args.confidence,
+            alpha=args.alpha,
+            seed=args.seed,
+            title=args.title,
+            differences="all" if differences == ["all"] else differences,
+            source=source,
+            ties=args.ties,
+        )
     print("\n".join(str(path) for path in files))
     return 0
 
@@ -700,28 +913,27 @@ def _report_input(
     args: argparse.Namespace,
 ) -> tuple[pl.LazyFrame | pl.DataFrame, dict[str, str], str]:
     """The long table, its column keyword arguments and a line saying where it came from."""
-    columns = {
-        name: getattr(args, name)
-        for name in ("query", "item", "score", "relevance")
-        if getattr(args, name) is not None
-    }
+    columns = _column_options(args)
     if args.table is not None:
         if args.run or args.qrels:
             msg = "give either TABLE or --run and --qrels, not both"
             raise CommandError(msg)
-        return read_table(Path(args.table)), columns, f"Input: {args.table}."
+        _refuse_queries(args)
+        frame = read_table(Path(args.table), _key_columns(columns, [args.system]))
+        return frame, columns, f"Input: {args.table}."
     if not args.run or args.qrels is None:
         msg = "give a TABLE (.parquet or .csv) or --run RUN [RUN ...] and --qrels QRELS"
         raise CommandError(msg)
-    if columns or args.system != "system":
+    if columns or args.system != SYSTEM:
         msg = (
             "--system/--query/--item/--score/--relevance name columns of a TABLE, not of TREC files"
         )
         raise CommandError(msg)
     runs = _run_paths(args.run)
     qrels = _existing(Path(args.qrels))
-    table = report.trec_table(runs, qrels, queries=args.queries)
-    source = f"Input: {len(args.run)} TREC run file(s), qrels {qrels} (queries: {args.queries})."
+    queries = args.queries or _DEFAULT_QUERIES
+    table = report.trec_table(runs, qrels, queries=queries)
+    source = f"Input: {len(args.run)} TREC run file(s), qrels {qrels} (queries: {queries})."
     return table, columns, source
 
 

@@ -2,8 +2,9 @@
 
 Files are read as trec_eval reads them: whitespace-separated fields (C ``isspace``), plain
 or gzip-compressed (detected by the magic bytes, not the name), blank lines skipped, lines
-whose first non-blank character is ``#`` are comments. Everything is columnar: the file is
-split into lines and fields with Polars string expressions.
+whose first non-blank character is ``#`` are comments. A UTF-8 byte-order mark at the start
+is dropped (editors on Windows write one) and ``\r\n`` line ends read as ``\n``. Everything
+is columnar: the file is split into lines and fields with Polars string expressions.
 """
 
 from __future__ import annotations
@@ -11,29 +12,54 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, TypeVar
 
 import polars as pl
 
-from polars_graded.errors import ColumnTypeError, InvalidValueError, MissingColumnError
+from polars_graded.errors import (
+    ColumnTypeError,
+    InputFileError,
+    InvalidValueError,
+    MissingColumnError,
+)
 
 PathLike = str | os.PathLike[str]
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 QueriesMode = Literal["qrels", "both", "all"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_UTF8_BOM = b"\xef\xbb\xbf"
 _FIELD = r"[^ \t\n\x0B\x0C\r]+"  # a run of non-whitespace, whitespace as C's isspace()
 _RUN_FIELDS = "query Q0 item rank score tag"
 _QRELS_FIELDS = "query iteration item relevance"
+_LABEL_LIMIT = 2**53
 
 
 def _read_text(path: PathLike) -> str:
-    """The file's text, gunzipped if it starts with the gzip magic bytes."""
-    data = Path(path).read_bytes()
+    """The file's text, gunzipped if it starts with the gzip magic bytes, without a BOM.
+
+    A file that cannot be read (missing, a directory, no permission) or a truncated or
+    corrupt gzip stream is an :class:`InputFileError` naming the file.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        msg = f"cannot read {os.fspath(path)}: {error.strerror or error}"
+        raise InputFileError(msg) from error
     if data[:2] == _GZIP_MAGIC:
-        data = gzip.decompress(data)
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as error:  # truncated, header, data
+            msg = (
+                f"{os.fspath(path)}: not a readable gzip file (it starts with the gzip magic "
+                f"bytes but is truncated or corrupt: {error})"
+            )
+            raise InputFileError(msg) from error
+    # The BOM goes before decoding so that the latin-1 fallback cannot keep it as 'ï»¿'.
+    data = data.removeprefix(_UTF8_BOM)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:  # trec_eval reads bytes: keep every byte distinct
@@ -92,6 +118,9 @@ def read_trec_run(path: PathLike) -> pl.DataFrame:
     InvalidValueError
         A line has fewer than six fields or a score that is not a number; the message
         names the file, the line number and the line.
+    InputFileError
+        The file cannot be read (missing, a directory), or it is gzip-compressed but
+        truncated or corrupt.
 
     Examples
     --------
@@ -135,7 +164,11 @@ def read_trec_qrels(path: PathLike) -> pl.DataFrame:
     ------
     InvalidValueError
         A line does not have exactly four fields (trec_eval rejects it too) or its
-        relevance is not an integer; the message names the file, line number and line.
+        relevance is not an integer below 2**53 in absolute value; the message names
+        the file, line number and line.
+    InputFileError
+        The file cannot be read (missing, a directory), or it is gzip-compressed but
+        truncated or corrupt.
 
     Examples
     --------
@@ -149,6 +182,9 @@ def read_trec_qrels(path: PathLike) -> pl.DataFrame:
     number = _field(3).cast(pl.Float64, strict=False)
     not_integer = number.is_null() | ~number.is_finite() | (number != number.floor())
     _fail_on(lines, not_integer, path, "the relevance (4th field) is not an integer")
+    # Integers from 2^53 on do not all survive the float that parses them.
+    too_large = number.abs() >= _LABEL_LIMIT
+    _fail_on(lines, too_large, path, f"the relevance (4th field) is beyond ±{_LABEL_LIMIT - 1:,}")
     return lines.select(
         query=_field(0),
         iteration=_field(1),

@@ -22,29 +22,40 @@ result equals ``scan.graded.evaluate(...).collect(engine="in-memory")`` bit for 
 µAP with ``levels="table"`` divides by the top label of the whole ``by`` group, so with it the
 partitions split the ``by`` groups (systems), not the queries; without ``by`` columns it runs
 in one partition.
+
+There are never more partitions than rankings (a partition holds whole rankings; the distinct
+keys are counted in one scan of the key columns) nor more than :data:`MAX_PARTITIONS`; when
+either caps the requested number a :class:`~polars_graded.errors.GradedWarning` says so.
+
+The source is read as ``pl.scan_parquet`` reads it (:func:`scan_source`): recursive globs
+(``logs/**/*.parquet``), and hive partitioning (``system=bm25/day=2026-11-01/part.parquet``
+gives columns ``system`` and ``day``, usable in ``by=``) for a directory and for a glob.
+A source that names no file, a file that is not Parquet and files whose columns differ are
+:class:`~polars_graded.errors.InputFileError` naming the file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import math
 import os
 import re
 import sys
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Final, TextIO, Unpack
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from polars_graded import plan
-from polars_graded.errors import InvalidValueError
-from polars_graded.measures import Measure, as_measures
+from polars_graded.errors import GradedWarning, InputFileError, InvalidValueError
+from polars_graded.measures import Measure, as_named_measures
 from polars_graded.namespace import ColumnOptions, MeasureArg, _columns
 from polars_graded.ranking import Columns
+from polars_graded.validate import check_schema
 
 ParquetSource = str | Path | Sequence[str | Path]
 """One Parquet file, a glob such as ``"runs/*.parquet"``, a directory, or a list of files."""
@@ -73,6 +84,12 @@ _UNITS = {
 _SIZE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]i?)?b?", re.IGNORECASE)
 ENGINE: Final = "in-memory"
 """Polars engine of each partition (see the module's docstring on exactness)."""
+MAX_PARTITIONS: Final = 4096
+"""The most partitions an evaluation uses, whatever the budget asks for. Each partition reads
+the whole source again, so ``N`` partitions cost ``N`` reads of it; at 4096, a table of a
+billion rows (about 400 GB to evaluate in one go, :data:`BYTES_PER_ROW`) needs about 100 MB
+per partition, so a tinier budget would only multiply the reads (a 1-byte budget on 200 rows
+once asked for 80,000 partitions and took minutes)."""
 
 
 # --------------------------------------------------------------------------- public
@@ -118,6 +135,19 @@ def evaluate_parquet(
     polars.DataFrame
         One row per ``by + [query]`` (sorted), one Float64 column per measure.
 
+    Raises
+    ------
+    InputFileError
+        ``source`` names no file (a glob that matches nothing, an empty directory, a
+        missing file), a file is not Parquet, or the files' columns or types differ; the
+        message names the file.
+
+    Warns
+    -----
+    GradedWarning
+        The partitions asked for (by ``partitions`` or the budget) are capped: never more
+        than the rankings, nor more than :data:`MAX_PARTITIONS`.
+
     Examples
     --------
     >>> import polars as pl
@@ -139,9 +169,18 @@ def evaluate_parquet(
     └───────┴─────┴─────────┘
     """
     cols = _columns(columns)
-    wanted = as_measures(measures)
-    count = _partition_count(source, wanted, cols, memory_budget, partitions)
-    return _evaluate_in_partitions(source, wanted, cols, count, progress)
+    wanted = as_named_measures(measures)
+    with reading(source):
+        scan = scan_source(source)
+        count = _partition_count(
+            scan,
+            source,
+            list(wanted.values()),
+            cols,
+            memory_budget=memory_budget,
+            partitions=partitions,
+        )
+        return _evaluate_in_partitions(scan, wanted, cols, count, progress)
 
 
 def summary_parquet(
@@ -157,7 +196,8 @@ def summary_parquet(
     """``num_q`` and the mean of each measure per ``by`` group, for Parquet larger than memory.
 
     Takes the arguments of :func:`evaluate_parquet` and ``mean=`` (``"geometric"`` for
-    trec_eval's geometric mean, see ``df.graded.summary``); the result equals
+    trec_eval's geometric mean, see ``df.graded.summary``), and raises and warns as it does;
+    the result equals
     ``pl.scan_parquet(source).graded.summary(measures, ...)`` collected with
     ``engine="in-memory"``.
 
@@ -180,11 +220,17 @@ def summary_parquet(
     │ 2     ┆ 0.75 │
     └───────┴──────┘
     """
-    cols = _columns(columns)
-    wanted = as_measures(measures)
-    count = _partition_count(source, wanted, cols, memory_budget, partitions)
-    values = _evaluate_in_partitions(source, wanted, cols, count, progress)
-    return plan.summary(values.lazy(), [str(m) for m in wanted], cols.by, mean).collect()
+    plan.check_mean(mean)
+    names = list(as_named_measures(measures))
+    values = evaluate_parquet(
+        source,
+        measures,
+        memory_budget=memory_budget,
+        partitions=partitions,
+        progress=progress,
+        **columns,
+    )
+    return plan.summary(values.lazy(), names, _columns(columns).by, mean).collect()
 
 
 # --------------------------------------------------------------------------- partitions
@@ -207,25 +253,19 @@ def estimate_peak_memory(source: ParquetSource) -> int:
 
 
 def parquet_rows(source: ParquetSource) -> int:
-    """Number of rows of the Parquet files of ``source``, from their footers."""
-    return sum(_footer_rows(path) for path in parquet_files(source))
-
-
-def _footer_rows(path: Path) -> int:
-    try:
-        return pq.ParquetFile(path).metadata.num_rows
-    except (OSError, pa.ArrowException) as error:
-        msg = f"cannot read the Parquet footer of {path}: {error}"
-        raise InvalidValueError(msg) from error
+    """Number of rows of the Parquet files of ``source``, from their footers (Polars counts
+    them without reading the data, over the files and columns of :func:`scan_source`)."""
+    with reading(source):
+        return int(scan_source(source).select(pl.len()).collect().item())
 
 
 def parquet_files(source: ParquetSource) -> list[Path]:
-    """The files of ``source``: a file, a glob, a directory (recursively, every file, as
-    Polars reads it) or a list of them."""
+    """The files of ``source``: a file, a glob (``**`` recursive), a directory (recursively,
+    every file, as Polars reads it) or a list of them."""
     if not isinstance(source, str | Path):
         return [file for one in source for file in parquet_files(one)]
     text = str(source)
-    if any(char in text for char in "*?["):
+    if _is_glob(text):
         return sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
     path = Path(source)
     if path.is_dir():
@@ -233,14 +273,123 @@ def parquet_files(source: ParquetSource) -> list[Path]:
     return [path]
 
 
+def _is_glob(text: str) -> bool:
+    return any(char in text for char in "*?[")
+
+
+def scan_source(source: ParquetSource) -> pl.LazyFrame:
+    """``pl.scan_parquet(source)`` with hive partitioning for a directory and for a glob.
+
+    Polars turns hive partitioning on by itself only for a directory; a glob such as
+    ``"logs/**/*.parquet"`` over ``logs/system=bm25/day=2026-11-01/part.parquet`` gets the
+    columns ``system`` and ``day`` here too. Every reader of this module scans through here,
+    so the row count, the partition filter and the evaluation see the same files and columns.
+
+    Raises
+    ------
+    InputFileError
+        ``source`` names no file: a missing file, a glob that matches nothing, an empty
+        directory or an empty list.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> folder = getfixture("tmp_path") / "logs" / "system=bm25"
+    >>> folder.mkdir(parents=True)
+    >>> pl.DataFrame({"query": [1]}).write_parquet(folder / "part.parquet")
+    >>> scan_source(str(folder.parent / "**" / "*.parquet")).collect().rows()
+    [(1, 'bm25')]
+    """
+    _require_files(source)
+    if isinstance(source, str | Path):
+        hive = _is_glob(str(source)) or Path(source).is_dir()
+        return pl.scan_parquet(source, hive_partitioning=True if hive else None)
+    return pl.scan_parquet([str(path) for path in source])
+
+
+def _require_files(source: ParquetSource) -> None:
+    """Raise :class:`InputFileError` unless every part of ``source`` names a file."""
+    if not isinstance(source, str | Path):
+        parts = list(source)
+        if not parts:
+            msg = "no Parquet file given: the list of files is empty"
+            raise InputFileError(msg)
+        for part in parts:
+            _require_files(part)
+        return
+    text = str(source)
+    if _is_glob(text):
+        problem = None if parquet_files(source) else f"no file matches {text}"
+    elif Path(text).is_dir():
+        problem = None if parquet_files(source) else f"no file in directory {text}"
+    else:
+        problem = None if Path(text).is_file() else f"no such file: {text}"
+    if problem is not None:
+        raise InputFileError(problem)
+
+
+@contextlib.contextmanager
+def reading(source: ParquetSource) -> Iterator[None]:
+    """Turn a Polars error raised while reading ``source`` into an :class:`InputFileError`
+    naming the file when a file is the cause: one that is not Parquet (or is corrupt), or
+    whose columns or types differ from the first file's. Any other error passes unchanged.
+
+    The files are examined only after an error, so a valid source pays nothing.
+    """
+    try:
+        yield
+    except pl.exceptions.PolarsError as error:
+        problem = _file_problem(source)
+        if problem is None:
+            raise
+        raise InputFileError(problem) from error
+
+
+def _file_problem(source: ParquetSource) -> str | None:
+    """What is wrong with a file of ``source``, read footer by footer; ``None`` if nothing."""
+    first: tuple[Path, dict[str, pl.DataType]] | None = None
+    for path in parquet_files(source):
+        try:
+            schema = pl.read_parquet_schema(path)
+        except (pl.exceptions.PolarsError, OSError) as error:
+            reason = " ".join(str(error).split())
+            return f"{path} is not a readable Parquet file ({reason})"
+        if first is None:
+            first = (path, schema)
+            continue
+        difference = _schema_difference(*first, path, schema)
+        if difference is not None:
+            return f"Parquet files read together need the same columns and types: {difference}"
+    return None
+
+
+def _schema_difference(
+    first: Path, expected: dict[str, pl.DataType], path: Path, schema: dict[str, pl.DataType]
+) -> str | None:
+    """How ``path``'s schema differs from the first file's (column order does not matter)."""
+    missing = [name for name in expected if name not in schema]
+    if missing:
+        return f"{path} has no column(s) {missing} that {first} has"
+    extra = [name for name in schema if name not in expected]
+    if extra:
+        return f"{path} has column(s) {extra} that {first} has not"
+    for name, dtype in expected.items():
+        if schema[name] != dtype:
+            return f"column {name!r} is {schema[name]} in {path} but {dtype} in {first}"
+    return None
+
+
 def _partition_count(
+    scan: pl.LazyFrame,
     source: ParquetSource,
     measures: list[Measure],
     cols: Columns,
+    *,
     memory_budget: str | int | None,
     partitions: int | None,
 ) -> int:
-    """The number of partitions from the arguments; 1 when no key can split the table."""
+    """The number of partitions from the arguments, capped (:func:`_cap_partitions`); 1
+    when no key can split the table."""
     if partitions is not None and memory_budget is not None:
         msg = "give memory_budget or partitions, not both"
         raise InvalidValueError(msg)
@@ -248,7 +397,31 @@ def _partition_count(
         count = _check_partitions(partitions)
     else:
         count = choose_partitions(source, memory_budget)
-    return count if _partition_keys(measures, cols) else 1
+    keys = _partition_keys(measures, cols)
+    if not keys or count == 1:
+        return 1
+    # The plan's schema rules (missing or repeated columns) before the keys are read.
+    check_schema(scan.collect_schema(), cols)
+    return _cap_partitions(scan, keys, count)
+
+
+def _cap_partitions(scan: pl.LazyFrame, keys: list[str], count: int) -> int:
+    """``count``, but at most the distinct ``keys`` (a partition holds whole rankings, so
+    more partitions would be empty) and at most :data:`MAX_PARTITIONS`; warns when capped."""
+    capped = min(count, MAX_PARTITIONS)
+    reason = f"{MAX_PARTITIONS} is the most (each partition reads the whole source again)"
+    # One streaming scan of the key columns; its memory is that of the distinct keys.
+    distinct = scan.select(keys).unique().select(pl.len()).collect(engine="streaming").item()
+    if distinct < capped:
+        capped = max(distinct, 1)
+        reason = (
+            f"the table has only {distinct} distinct ({', '.join(keys)}) key(s), and a "
+            "partition holds whole rankings"
+        )
+    if capped < count and distinct > 0:  # an empty table is no surprise to warn about
+        msg = f"evaluating in {capped} partition(s), not {count}: {reason}"
+        warnings.warn(msg, GradedWarning, stacklevel=4)
+    return capped
 
 
 def _check_partitions(partitions: object) -> int:
@@ -272,25 +445,29 @@ def partition_filter(keys: Sequence[str], index: int, count: int) -> pl.Expr:
 
 
 def _evaluate_in_partitions(
-    source: ParquetSource, measures: list[Measure], cols: Columns, count: int, progress: bool
+    scan: pl.LazyFrame, measures: dict[str, Measure], cols: Columns, count: int, progress: bool
 ) -> pl.DataFrame:
-    """Per-query values, one partition after another, concatenated and sorted by the keys."""
-    scan = pl.scan_parquet(_polars_source(source))
+    """Per-query values, one partition after another, concatenated and sorted by the keys.
+
+    ``measures``: output name -> measure.
+    """
     if count == 1:
         return plan.per_query(scan, measures, cols).collect(engine=ENGINE)
-    keys = _partition_keys(measures, cols)
+    keys = _partition_keys(list(measures.values()), cols)
     bar = ProgressBar(count) if progress else None
     parts = []
+    # A threshold above every label is a fact of the whole table, not of one partition:
+    # each partition reports its largest label, and the warning comes once, at the end.
+    largest: list[float | None] = []
     for index in range(count):
         part = scan.filter(partition_filter(keys, index, count))
-        parts.append(plan.per_query(part, measures, cols).collect(engine=ENGINE))
+        values = plan.per_query(part, measures, cols, warn=largest.append)
+        parts.append(values.collect(engine=ENGINE))
         if bar is not None:
             bar.update(index + 1)
+    labels = [label for label in largest if label is not None]
+    plan.warn_unreachable_thresholds(list(measures.values()), max(labels, default=None))
     return pl.concat(parts).sort(cols.keys, nulls_last=True)
-
-
-def _polars_source(source: ParquetSource) -> str | Path | list[str | Path]:
-    return source if isinstance(source, str | Path) else list(source)
 
 
 # --------------------------------------------------------------------------- memory

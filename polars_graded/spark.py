@@ -33,7 +33,7 @@ import pyarrow as pa
 
 from polars_graded import plan
 from polars_graded.errors import ColumnTypeError, InvalidValueError, MissingColumnError
-from polars_graded.measures import Measure, as_measures
+from polars_graded.measures import Measure, as_named_measures
 from polars_graded.namespace import ColumnOptions, MeasureArg, _columns
 from polars_graded.partitioned import ENGINE, _check_partitions, _partition_keys
 from polars_graded.ranking import Columns, as_by
@@ -88,12 +88,13 @@ def evaluate(
     """
     _check_spark_frame(df)
     cols = _spark_columns(columns)
-    wanted = as_measures(measures)
+    wanted = as_named_measures(measures)
     _check_schema(df.schema, cols)
-    keys = _partition_keys(wanted, cols)
+    plan.check_output_names(wanted, cols)
+    keys = _partition_keys(list(wanted.values()), cols)
     count = _partition_count(df, partitions)
     shuffled = df.repartition(count, *keys) if keys else df.repartition(1)
-    out_schema = output_schema(df.schema, cols, wanted)
+    out_schema = output_schema(df.schema, cols, list(wanted))
     run = partition_evaluator(wanted, cols)
     return shuffled.mapInArrow(run, out_schema)
 
@@ -115,7 +116,7 @@ def summary(
     """
     plan.check_mean(mean)
     per_query = evaluate(df, measures, partitions=partitions, **columns)
-    names = [str(m) for m in as_measures(measures)]
+    names = list(as_named_measures(measures))
     return summarize(per_query, names, by=_columns(columns).by, mean=mean)
 
 
@@ -153,9 +154,12 @@ def summarize(
 
 
 def partition_evaluator(
-    measures: list[Measure], cols: Columns
+    measures: dict[str, Measure], cols: Columns
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The function ``mapInArrow`` runs on each partition: its rankings, evaluated at once."""
+    """The function ``mapInArrow`` runs on each partition: its rankings, evaluated at once.
+
+    ``measures``: output name -> measure.
+    """
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         table = _whole_partition(batches)
@@ -167,15 +171,19 @@ def partition_evaluator(
     return run
 
 
-def evaluate_arrow(table: pa.Table, measures: list[Measure], cols: Columns) -> pa.Table:
-    """Per-query values of one Arrow table, keys in the table's own Arrow types."""
+def evaluate_arrow(table: pa.Table, measures: dict[str, Measure], cols: Columns) -> pa.Table:
+    """Per-query values of one Arrow table, keys in the table's own Arrow types.
+
+    ``measures``: output name -> measure. No threshold warning: an executor's warnings
+    reach no user, and one partition's labels are not the table's.
+    """
     frame = pl.from_arrow(table)
     if not isinstance(frame, pl.DataFrame):  # pragma: no cover - a Table gives a DataFrame
         frame = frame.to_frame()
-    values = plan.per_query(frame.lazy(), measures, cols).collect(engine=ENGINE)
+    values = plan.per_query(frame.lazy(), measures, cols, warn=False).collect(engine=ENGINE)
     target = pa.schema(
         [table.schema.field(k) for k in cols.keys]
-        + [pa.field(str(m), pa.float64()) for m in measures]
+        + [pa.field(name, pa.float64()) for name in measures]
     )
     return values.to_arrow().cast(target)
 
@@ -189,12 +197,12 @@ def _whole_partition(batches: Iterator[pa.RecordBatch]) -> pa.Table | None:
 # --------------------------------------------------------------------------- the driver
 
 
-def output_schema(schema: StructType, cols: Columns, measures: Sequence[Measure]) -> StructType:
-    """The Spark schema of :func:`evaluate`'s result."""
+def output_schema(schema: StructType, cols: Columns, measures: Sequence[str]) -> StructType:
+    """The Spark schema of :func:`evaluate`'s result; ``measures``: the output names."""
     from pyspark.sql.types import DoubleType, StructField, StructType
 
     fields = [schema[k] for k in cols.keys]
-    fields += [StructField(str(m), DoubleType(), nullable=True) for m in measures]
+    fields += [StructField(name, DoubleType(), nullable=True) for name in measures]
     return StructType(fields)
 
 

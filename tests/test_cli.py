@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import gzip
+import os
 import shutil
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 import polars_graded as pg
-from polars_graded import cli
+from polars_graded import cli, plan, report
 
 MEASURES = ["mu_ap", "ndcg@3", "ap(rel=2)"]
 
@@ -347,11 +350,323 @@ def test_column_options_with_trec_files(tmp_path: Path, capsys: pytest.CaptureFi
     assert_one_line_error(*result, "TABLE")
 
 
-def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main([]) == 2
-    assert cli.main(["frobnicate"]) == 2
-    assert cli.main(["demo", "--runs", "0"]) == 2
-    assert "usage" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    ("argv", "words", "help_of"),
+    [
+        ([], "required: COMMAND", "polars-graded"),
+        (["frobnicate"], "invalid choice: 'frobnicate'", "polars-graded"),
+        (["demo", "--runs", "0"], "--runs: must be at least 1", "polars-graded demo"),
+        (["evaluate", "--ties", "random", "t.parquet"], "--ties", "polars-graded evaluate"),
+        (["report", "--trials", "x"], "--trials", "polars-graded report"),
+    ],
+)
+def test_usage_errors_are_one_line(
+    argv: list[str], words: str, help_of: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Were argparse's usage block and a 'polars-graded evaluate: error:' prefix.
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("polars-graded: error: ")
+    assert words in err
+    assert err.rstrip().endswith(f"see {help_of} --help")
+
+
+# --------------------------------------------------------------------------- hostile input
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv"])
+def test_csv_key_columns_are_read_as_text(
+    suffix: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Inferred as numbers, queries 01 and 1 (and parts 01 and 1) would be one, and items
+    # 007 and 7 would collide as duplicates.
+    rows = [
+        ("01", "01", "007", 2.0, 1),
+        ("01", "01", "7", 1.0, 0),
+        ("01", "1", "007", 2.0, 0),
+        ("01", "1", "7", 1.0, 1),
+        ("1", "01", "007", 1.0, 1),
+        ("1", "01", "7", 2.0, 0),
+    ]
+    header = ("part", "qid", "doc", "s", "label")
+    sep = "," if suffix == ".csv" else "\t"
+    path = tmp_path / f"runs{suffix}"
+    path.write_text("\n".join(sep.join(map(str, row)) for row in [header, *rows]) + "\n")
+    output = tmp_path / "per_query.parquet"
+    names = ["--query", "qid", "--item", "doc", "--score", "s", "--relevance", "label"]
+    code, out, err = run(
+        ["evaluate", str(path), "-m", "ap", *names, "--by", "part", "-o", str(output)], capsys
+    )
+    assert (code, err) == (0, "")
+    # by hand: part 01 query 01 has its relevant item first (AP 1), query 1 second (AP 1/2);
+    # part 1 query 01 has it second (AP 1/2)
+    assert parse_printed(out) == [
+        ["part", "num_q", "ap"],
+        ["01", "2", "0.7500"],
+        ["1", "1", "0.5000"],
+    ]
+    written = pl.read_parquet(output)
+    assert sorted(written.rows()) == [("01", "01", 1.0), ("01", "1", 0.5), ("1", "01", 0.5)]
+
+
+def two_runs(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """Runs tagged bm25 and splade; by hand, AP is 1/2 on both queries for bm25, 1 for
+    splade (the one relevant item at rank 2, resp. 1)."""
+    first = tmp_path / "a" / "run.txt"
+    second = tmp_path / "b" / "run.txt"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    first.write_text(
+        "1 Q0 d1 1 3.0 bm25\n1 Q0 d2 2 2.0 bm25\n2 Q0 d4 1 2.0 bm25\n2 Q0 d5 2 1.0 bm25\n"
+    )
+    second.write_text("1 Q0 d2 1 3.0 splade\n1 Q0 d1 2 2.0 splade\n2 Q0 d5 1 2.0 splade\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d2 1\n2 0 d5 1\n")
+    return first, second, qrels
+
+
+def test_evaluate_several_runs_side_by_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second, qrels = two_runs(tmp_path)
+    output = tmp_path / "per_query.csv"
+    argv = ["evaluate", "--run", str(first), "--run", str(second), "--qrels", str(qrels)]
+    code, out, err = run([*argv, "-m", "ap", "-o", str(output)], capsys)
+    assert (code, err) == (0, "")
+    assert parse_printed(out) == [
+        ["system", "num_q", "ap"],
+        ["bm25", "2", "0.5000"],
+        ["splade", "2", "1.0000"],
+    ]
+    written = pl.read_csv(output, schema_overrides={"query": pl.String})
+    assert sorted(written.rows()) == [
+        ("bm25", "1", 0.5),
+        ("bm25", "2", 0.5),
+        ("splade", "1", 1.0),
+        ("splade", "2", 1.0),
+    ]
+    # one --run with several files, NAME=PATH naming one; the other is named by its folder
+    named = ["evaluate", "--run", f"first={first}", str(second), "--qrels", str(qrels)]
+    code, out, _ = run([*named, "-m", "ap", "--by", "system"], capsys)
+    assert code == 0
+    assert [row[0] for row in parse_printed(out)] == ["system", "first", "run"]
+    result = run([*argv, "--by", "tag"], capsys)
+    assert_one_line_error(*result, "several --run", "tag")
+    help_text = run(["evaluate", "--help"], capsys)[1]
+    assert "NAME=PATH" in help_text
+
+
+def truncated_gzip(path: Path, text: str) -> Path:
+    packed = gzip.compress(text.encode() * 20)
+    path.write_bytes(packed[: len(packed) // 2])
+    return path
+
+
+def test_a_truncated_gzip_run_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_file, qrels = trec_files(tmp_path)
+    broken = truncated_gzip(tmp_path / "broken.gz", run_file.read_text())
+    result = run(["evaluate", "--run", str(broken), "--qrels", str(qrels)], capsys)
+    assert_one_line_error(*result, "broken.gz", "gzip")
+    out = tmp_path / "report"
+    argv = ["report", "--run", str(broken), str(run_file), "--qrels", str(qrels)]
+    result = run([*argv, "--out", str(out), "--trials", "10", "--bootstrap", "10"], capsys)
+    assert_one_line_error(*result, "broken.gz", "gzip")
+    bad_qrels = truncated_gzip(tmp_path / "qrels.gz", qrels.read_text())
+    result = run(["evaluate", "--run", str(run_file), "--qrels", str(bad_qrels)], capsys)
+    assert_one_line_error(*result, "qrels.gz")
+
+
+def test_damaged_parquet_tables_name_the_file(
+    table: pl.DataFrame, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corrupt = tmp_path / "corrupt.parquet"
+    corrupt.write_bytes(b"PAR1" + bytes(40) + b"PAR1")
+    assert_one_line_error(*run(["evaluate", str(corrupt)], capsys), "corrupt.parquet")
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    table.write_parquet(mixed / "a.parquet")
+    table.with_columns(pl.col("query").cast(pl.String)).write_parquet(mixed / "b.parquet")
+    for extra in ([], ["--partitions", "2"]):
+        result = run(["evaluate", str(mixed), "--by", "system", *extra], capsys)
+        assert_one_line_error(*result, "b.parquet", "'query'", "same columns and types")
+    out = tmp_path / "report"
+    argv = ["report", str(corrupt), "--out", str(out), "--trials", "10", "--bootstrap", "10"]
+    assert_one_line_error(*run(argv, capsys), "corrupt.parquet")
+
+
+def test_known_input_failures_are_one_line_and_bugs_keep_their_traceback(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_file, qrels = trec_files(tmp_path)
+    argv = ["evaluate", "--run", str(run_file), "--qrels", str(qrels)]
+
+    def failing(error: Exception):
+        def read_text(path: object) -> str:
+            raise error
+
+        return read_text
+
+    # what Python's gzip and zlib raise on a damaged stream, if one ever gets past the reader
+    eof = EOFError("Compressed file ended before the end-of-stream marker was reached")
+    monkeypatch.setattr(pg.io, "_read_text", failing(eof))
+    assert_one_line_error(*run(argv, capsys), "truncated or corrupt", "end-of-stream")
+    monkeypatch.setattr(pg.io, "_read_text", failing(zlib.error("Error -3")))
+    assert_one_line_error(*run(argv, capsys), "truncated or corrupt", "Error -3")
+    monkeypatch.setattr(pg.io, "_read_text", failing(RuntimeError("a bug")))
+    with pytest.raises(RuntimeError, match="a bug"):
+        cli.main(argv)
+
+
+def hive_layout(table: pl.DataFrame, root: Path) -> Path:
+    """``root/system=<s>/day=<d>/part.parquet``: system and day live only in the paths."""
+    for (system,), rows in table.group_by("system"):
+        for day, half in (("2026-11-01", 0), ("2026-11-02", 1)):
+            folder = root / f"system={system}" / f"day={day}"
+            folder.mkdir(parents=True)
+            part = rows.filter(pl.col("query") % 2 == half).drop("system")
+            part.write_parquet(folder / "part.parquet")
+    return root
+
+
+def test_recursive_globs_and_hive_columns(
+    table: pl.DataFrame, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = hive_layout(table, tmp_path / "logs")
+    pattern = str(root / "**" / "*.parquet")
+    # the reference: the folder, which Polars reads with hive partitioning by itself
+    expected = pl.scan_parquet(root).graded.summary(MEASURES, by=["system", "day"]).collect()
+    assert expected.height == 4
+    for extra in ([], ["--partitions", "3"]):
+        code, out, err = run(
+            ["evaluate", pattern, "-m", ",".join(MEASURES), "--by", "system", "--by", "day",
+             *extra],
+            capsys,
+        )  # fmt: skip
+        assert (code, err) == (0, "")
+        assert parse_printed(out)[1:] == expected_rows(expected)
+
+
+def count_evaluations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make every evaluation fail loudly: the output checks must come before it."""
+    calls: list[int] = []
+
+    def evaluated(*args: object, **kwargs: object) -> None:
+        calls.append(1)
+        msg = "the evaluation started before the output was checked"
+        raise RuntimeError(msg)
+
+    monkeypatch.setattr(plan, "per_query", evaluated)
+    return calls
+
+
+@pytest.mark.parametrize("case", ["missing folder", "folder is a file", "a directory"])
+def test_output_is_checked_before_the_evaluation(
+    case: str,
+    parquet: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    calls = count_evaluations(monkeypatch)
+    (tmp_path / "file").write_text("")
+    (tmp_path / "dir.parquet").mkdir()
+    output, fragment = {
+        "missing folder": (tmp_path / "nowhere" / "out.parquet", "does not exist"),
+        "folder is a file": (tmp_path / "file" / "out.csv", "is not a folder"),
+        "a directory": (tmp_path / "dir.parquet", "is a directory"),
+    }[case]
+    result = run(["evaluate", str(parquet), "--by", "system", "-o", str(output)], capsys)
+    assert_one_line_error(*result, str(output), fragment)
+    assert calls == []
+
+
+def test_unwritable_output_is_found_before_the_evaluation(
+    parquet: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    calls = count_evaluations(monkeypatch)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    # root may write anywhere, so the lock is simulated where the check asks
+    monkeypatch.setattr(
+        os, "access", lambda path, mode: Path(path) != locked and real_access(path, mode)
+    )
+    output = locked / "out.parquet"
+    result = run(["evaluate", str(parquet), "--by", "system", "-o", str(output)], capsys)
+    assert_one_line_error(*result, "permission denied", "locked")
+    out = locked / "report"
+    result = run(["report", str(parquet), "--out", str(out), "--trials", "10"], capsys)
+    assert_one_line_error(*result, "permission denied", "locked")
+    assert calls == []
+
+
+def test_report_out_is_checked_before_the_work(
+    parquet: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    started: list[int] = []
+
+    def compute(*args: object, **kwargs: object) -> None:
+        started.append(1)
+        msg = "the report started before --out was checked"
+        raise RuntimeError(msg)
+
+    monkeypatch.setattr(report, "compute_report", compute)
+    (tmp_path / "file").write_text("")
+    for out, fragment in (
+        (tmp_path / "file", "is a file"),
+        (tmp_path / "file" / "report", "is not a folder"),
+    ):
+        result = run(["report", str(parquet), "--out", str(out)], capsys)
+        assert_one_line_error(*result, str(out), fragment)
+    assert started == []
+
+
+@pytest.mark.parametrize("command", ["evaluate", "report"])
+def test_queries_with_a_table_is_refused(
+    command: str, parquet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [command, str(parquet), "--queries", "all"]
+    if command == "report":
+        argv += ["--out", str(tmp_path / "report"), "--trials", "10", "--bootstrap", "10"]
+    else:
+        argv += ["--by", "system"]
+    assert_one_line_error(*run(argv, capsys), "--queries", "TABLE")
+    assert not (tmp_path / "report").exists()
+
+
+def test_the_partition_cap_is_one_line_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "small.parquet"
+    pl.DataFrame(
+        {
+            "query": [i // 10 for i in range(200)],
+            "item": [f"d{i % 10}" for i in range(200)],
+            "score": [float(i % 7) for i in range(200)],
+            "relevance": [i % 3 for i in range(200)],
+        }
+    ).write_parquet(path)
+    argv = ["evaluate", str(path), "-m", "ap,ndcg@5"]
+    code, plain, err = run(argv, capsys)
+    assert (code, err) == (0, "")
+    for extra, asked in ((["--partitions", "500"], 500), (["--memory-budget", "1b"], 80_000)):
+        for _ in range(2):  # every call says it, not only the first in this process
+            code, out, err = run([*argv, *extra], capsys)
+            assert (code, out) == (0, plain)
+            assert err == (
+                f"polars-graded: warning: evaluating in 20 partition(s), not {asked}: the "
+                "table has only 20 distinct (query) key(s), and a partition holds whole "
+                "rankings\n"
+            )
 
 
 # --------------------------------------------------------------------------- version, demo
@@ -466,3 +781,32 @@ def test_installed_script(parquet: Path, table: pl.DataFrame) -> None:
     assert failed.returncode == 2
     assert failed.stderr.startswith("polars-graded: error: ")
     assert "Traceback" not in failed.stderr
+
+
+def test_measures_named_on_the_command_line(
+    parquet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "named.parquet"
+    argv = ["evaluate", str(parquet), "--by", "system", "-o", str(out)]
+    argv += ["-m", "rbp80=rbp(p=0.8,rel=1)@5,ap(rel=2)", "-m", "deep = ndcg@10"]
+    assert cli.main(argv) == 0
+    assert "rbp80" in capsys.readouterr().out.splitlines()[0]
+    got = pl.read_parquet(out)
+    assert got.columns == ["system", "query", "rbp80", "ap(rel=2)", "deep"]
+    expected = pl.read_parquet(parquet).graded.evaluate(
+        ["rbp@5", "ap(rel=2)", "ndcg@10"], by="system"
+    )
+    assert got.rows() == expected.rows()
+
+
+@pytest.mark.parametrize(
+    ("measures", "words"),
+    [("ap=ap,ap", "two measures are named 'ap'"), ("query=ap", "also a key column")],
+)
+def test_bad_measure_names_on_the_command_line(
+    parquet: Path, measures: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["evaluate", str(parquet), "--by", "system", "-m", measures]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert words in err

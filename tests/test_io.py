@@ -131,6 +131,10 @@ def test_read_qrels_gzip(tmp_path: Path) -> None:
         ("301 0 doc high", "not an integer"),
         ("301 0 doc 1.5", "not an integer"),
         ("301 0 doc nan", "not an integer"),
+        # Were raw Polars errors (the cast to Int64 overflowed).
+        ("301 0 doc 1e30", "beyond"),
+        ("301 0 doc 99999999999999999999", "beyond"),
+        ("301 0 doc -9007199254740993", "beyond"),
     ],
 )
 def test_read_qrels_bad_line(tmp_path: Path, line: str, rule: str) -> None:
@@ -142,6 +146,68 @@ def test_read_qrels_bad_line(tmp_path: Path, line: str, rule: str) -> None:
     assert "line 3" in message
     assert line in message
     assert rule in message
+
+
+# --- damaged and odd files ---------------------------------------------------------------
+
+RUN_TEXT = "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 a 1 1.0 t\n"
+QRELS_TEXT = "1 0 b 1\n2 0 a 2\n"
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("reader", [pg.read_trec_run, pg.read_trec_qrels])
+@pytest.mark.parametrize("damage", ["truncated", "corrupt", "header only"])
+def test_damaged_gzip_is_an_input_error_naming_the_file(
+    tmp_path: Path, reader, damage: str
+) -> None:
+    text = RUN_TEXT if reader is pg.read_trec_run else QRELS_TEXT
+    packed = gzip.compress(text.encode() * 50)
+    data = {
+        "truncated": packed[: len(packed) // 2],
+        "corrupt": packed[:10] + bytes(20) + packed[30:],
+        "header only": packed[:2] + b"garbage",
+    }[damage]
+    path = tmp_path / "broken.gz"
+    path.write_bytes(data)
+    with pytest.raises(pg.GradedError, match=r"broken\.gz") as info:
+        reader(path)
+    assert isinstance(info.value, pg.InputFileError)
+    assert "gzip" in str(info.value)
+
+
+@pytest.mark.parametrize("reader", [pg.read_trec_run, pg.read_trec_qrels])
+def test_an_unreadable_path_is_an_input_error_naming_it(tmp_path: Path, reader) -> None:
+    (tmp_path / "folder").mkdir()
+    for name, reason in (("missing.txt", "No such file"), ("folder", "directory")):
+        with pytest.raises(pg.GradedError, match=name) as info:
+            reader(tmp_path / name)
+        assert isinstance(info.value, pg.InputFileError)
+        assert reason in str(info.value)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("line_end", ["\n", "\r\n"])
+@pytest.mark.parametrize("latin1", [False, True])
+def test_a_byte_order_mark_and_crlf_do_not_change_the_first_query(
+    tmp_path: Path, gz: bool, line_end: str, latin1: bool
+) -> None:
+    # latin1: a byte that is not UTF-8 further on makes the reader fall back to latin-1,
+    # which must not keep the BOM as three characters either.
+    extra = "3 Q0 caf\xe9 1 1.0 t\n" if latin1 else ""
+    run_text, qrels_text = (RUN_TEXT + extra).replace("\n", line_end), QRELS_TEXT
+    run_bytes = BOM + run_text.encode("latin-1")
+    qrels_bytes = BOM + qrels_text.replace("\n", line_end).encode()
+    run_path, qrels_path = tmp_path / "run", tmp_path / "qrels"
+    run_path.write_bytes(gzip.compress(run_bytes) if gz else run_bytes)
+    qrels_path.write_bytes(gzip.compress(qrels_bytes) if gz else qrels_bytes)
+    run, qrels = pg.read_trec_run(run_path), pg.read_trec_qrels(qrels_path)
+    assert run.row(0) == ("1", "a", 2.0, 1, "t")
+    assert qrels.row(0) == ("1", "0", "b", 1)
+    plain = pg.read_trec_run(write(tmp_path / "plain", RUN_TEXT + extra))
+    assert_frame_equal(run, plain)
+    # query 1 is judged: b (relevant) at rank 2 gives AP 1/2; query 2: a at rank 1, AP 1
+    joined = pg.join_run_qrels(run, qrels)
+    assert joined.graded.evaluate("ap").sort("query").rows() == [("1", 0.5), ("2", 1.0)]
 
 
 # --- write_trec_run ----------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -150,7 +151,8 @@ def test_table_levels_keep_each_by_group_whole(layouts) -> None:
     assert partitioned._partition_keys(measures, cols) == ["system"]
     assert partitioned._partition_keys(measures, partitioned.Columns()) == []
     source = layouts["file"]
-    got = pg.evaluate_parquet(source, measures, partitions=4, by="system")
+    with pytest.warns(pg.GradedWarning, match="3 partition"):  # three systems
+        got = pg.evaluate_parquet(source, measures, partitions=4, by="system")
     assert_same_bits(got, in_memory(source, measures, by="system"))
 
 
@@ -176,14 +178,203 @@ def test_bad_input_raises_as_in_memory(tmp_path: Path) -> None:
         pg.evaluate_parquet(path, ["ap"], partitions=3, score="points")
     with pytest.raises(pg.MissingColumnError, match="label"):
         pg.evaluate_parquet(path, ["mu_ap"], memory_budget="1GiB", relevance="label")
+    # key columns: checked before the partitions filter on them
+    with pytest.raises(pg.MissingColumnError, match="qid"):
+        pg.evaluate_parquet(path, ["ap"], partitions=3, query="qid", by="system")
+    with pytest.raises(pg.InvalidValueError, match="distinct"):
+        pg.evaluate_parquet(path, ["ap"], partitions=3, by=["system", "query"])
 
 
 def test_an_empty_table_gives_an_empty_result(tmp_path: Path) -> None:
     path = tmp_path / "empty.parquet"
     make_table("str", n_queries=2).clear().write_parquet(path)
-    got = pg.evaluate_parquet(path, ["ap"], partitions=3, by="system")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pg.GradedWarning)  # nothing to warn about
+        got = pg.evaluate_parquet(path, ["ap"], partitions=3, by="system")
     assert_frame_equal(got, in_memory(path, ["ap"], by="system"))
     assert got.height == 0
+
+
+# --------------------------------------------------------------------------- partition cap
+
+
+def small_table(path: Path) -> Path:
+    """200 rows: 20 queries of 10 items."""
+    pl.DataFrame(
+        {
+            "query": [i // 10 for i in range(200)],
+            "item": [f"d{i % 10}" for i in range(200)],
+            "score": [float(i % 7) for i in range(200)],
+            "relevance": [i % 3 for i in range(200)],
+        }
+    ).write_parquet(path)
+    return path
+
+
+def count_partitions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The partition count of every partitioned evaluation, seen by the partition filter."""
+    counts: list[int] = []
+    original = partitioned.partition_filter
+
+    def spy(keys, index: int, count: int) -> pl.Expr:
+        if index == 0:
+            counts.append(count)
+        return original(keys, index, count)
+
+    monkeypatch.setattr(partitioned, "partition_filter", spy)
+    return counts
+
+
+def test_never_more_partitions_than_rankings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = small_table(tmp_path / "small.parquet")
+    counts = count_partitions(monkeypatch)
+    expected = in_memory(path, MEASURES)
+    budget = partitioned.estimate_peak_memory(path) // 50  # asks for 50 partitions
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = pg.evaluate_parquet(path, MEASURES, partitions=500)
+        summary = pg.summary_parquet(path, MEASURES, memory_budget=budget)
+    assert counts == [20, 20]
+    assert_same_bits(got, expected)
+    assert_same_bits(summary, in_memory_summary(path, MEASURES))
+    assert [w.category for w in caught] == [pg.GradedWarning, pg.GradedWarning]
+    assert "20 partition(s), not 500: the table has only 20 distinct (query)" in str(
+        caught[0].message
+    )
+    assert "not 50:" in str(caught[1].message)
+
+
+def test_partitions_have_a_ceiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = small_table(tmp_path / "small.parquet")
+    counts = count_partitions(monkeypatch)
+    monkeypatch.setattr(partitioned, "MAX_PARTITIONS", 4, raising=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = pg.evaluate_parquet(path, ["ap", "ndcg@5"], partitions=10)
+    assert counts == [4]
+    assert_same_bits(got, in_memory(path, ["ap", "ndcg@5"]))
+    assert len(caught) == 1
+    assert "4 partition(s), not 10: 4 is the most" in str(caught[0].message)
+
+
+def test_a_cap_that_does_not_apply_says_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = small_table(tmp_path / "small.parquet")
+    counts = count_partitions(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pg.evaluate_parquet(path, ["ap"], partitions=20)
+    assert counts == [20]
+
+
+def test_the_threshold_warning_is_about_the_whole_table(tmp_path: Path) -> None:
+    # Only query 0 has a relevant row: each other partition alone has no label >= 1.
+    path = small_table(tmp_path / "small.parquet")
+    table = pl.read_parquet(path)
+    one_relevant = table.with_columns(relevance=(pl.col("query") == 0) & (pl.col("item") == "d0"))
+    one_relevant.cast({"relevance": pl.Int64}).write_parquet(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pg.evaluate_parquet(path, ["ap", "p@5"], partitions=20)
+    assert [str(w.message) for w in caught if "threshold" in str(w.message)] == []
+    table.with_columns(relevance=pl.lit(0.5)).write_parquet(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pg.evaluate_parquet(path, ["ap", "p@5"], partitions=20)
+    threshold = [w for w in caught if "threshold" in str(w.message)]
+    assert len(threshold) == 1
+    assert "the largest is 0.5" in str(threshold[0].message)
+
+
+# --------------------------------------------------------------------------- damaged sources
+
+
+@pytest.fixture
+def damaged(tmp_path: Path) -> dict[str, tuple[str | Path, list[str]]]:
+    """Sources that cannot be evaluated, each with what its error message must name."""
+    table = make_table("int", n_queries=4, systems=1)
+    (tmp_path / "empty").mkdir()
+    corrupt = tmp_path / "corrupt.parquet"
+    corrupt.write_bytes(b"PAR1" + bytes(40) + b"PAR1")
+    for name, other in (
+        ("types", table.with_columns(pl.col("item").cast(pl.String))),
+        ("extra", table.with_columns(extra=pl.lit(1))),
+        ("fewer", table.drop("relevance")),
+    ):
+        (tmp_path / name).mkdir()
+        table.write_parquet(tmp_path / name / "a.parquet")
+        other.write_parquet(tmp_path / name / "b.parquet")
+    return {
+        "no match": (str(tmp_path / "nothing" / "*.parquet"), ["no file matches", "nothing"]),
+        "empty directory": (tmp_path / "empty", ["no file in directory", "empty"]),
+        "missing file": (tmp_path / "gone.parquet", ["no such file", "gone.parquet"]),
+        "corrupt file": (corrupt, ["corrupt.parquet", "not a readable Parquet file"]),
+        "other types": (tmp_path / "types", ["b.parquet", "'item'", "same columns and types"]),
+        "extra column": (tmp_path / "extra", ["b.parquet", "extra", "same columns"]),
+        "fewer columns": (tmp_path / "fewer", ["b.parquet", "relevance", "same columns"]),
+    }
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "no match",
+        "empty directory",
+        "missing file",
+        "corrupt file",
+        "other types",
+        "extra column",
+        "fewer columns",
+    ],
+)
+@pytest.mark.parametrize("function", ["evaluate_parquet", "summary_parquet"])
+@pytest.mark.parametrize("split", [{}, {"partitions": 3}, {"memory_budget": 1}])
+@pytest.mark.filterwarnings("ignore:evaluating in")  # the cap's GradedWarning
+def test_damaged_sources_name_the_file(damaged, case: str, function: str, split: dict) -> None:
+    source, fragments = damaged[case]
+    with pytest.raises(pg.GradedError) as info:
+        getattr(pg, function)(source, ["ap"], **split)
+    assert isinstance(info.value, pg.InputFileError)
+    for fragment in fragments:
+        assert fragment in str(info.value)
+
+
+def test_a_valid_source_keeps_its_other_errors(tmp_path: Path) -> None:
+    # the file check runs only after a Polars error, and lets through one it did not explain
+    path = tmp_path / "runs.parquet"
+    make_table("int", n_queries=3).write_parquet(path)
+    with pytest.raises(pl.exceptions.PolarsError) as info, partitioned.reading(path):
+        pl.scan_parquet(path).select(pl.col("score").str.len_chars()).collect()
+    assert not isinstance(info.value, pg.GradedError)
+
+
+# --------------------------------------------------------------------------- globs and hive
+
+
+def test_recursive_globs_with_hive_columns(tmp_path: Path) -> None:
+    table = make_table("str", n_queries=12, systems=2)
+    root = tmp_path / "logs"
+    for (system,), rows in table.group_by("system"):
+        for day, half in (("2026-11-01", 0), ("2026-11-02", 1)):
+            folder = root / f"system={system}" / f"day={day}"
+            folder.mkdir(parents=True)
+            rows.filter(pl.col("query").str.len_chars() % 2 == half).drop("system").write_parquet(
+                folder / "part.parquet"
+            )
+    by = ["system", "day"]
+    expected = in_memory(root, MEASURES, by=by)  # a folder: Polars reads the hive columns
+    assert expected.select(pl.struct(by).n_unique()).item() == 4
+    for source in (str(root / "**" / "*.parquet"), str(root / "system=*" / "*" / "*.parquet")):
+        assert partitioned.parquet_rows(source) == table.height
+        for partitions in (1, 3):
+            got = pg.evaluate_parquet(source, MEASURES, partitions=partitions, by=by)
+            assert_same_bits(got, expected)
+        with pytest.warns(pg.GradedWarning, match="24 partition"):  # 24 rankings
+            summary = pg.summary_parquet(source, MEASURES, memory_budget=1, by=by)
+        assert_same_bits(summary, in_memory_summary(root, MEASURES, by=by))
 
 
 # --------------------------------------------------------------------------- memory budget
