@@ -1,0 +1,206 @@
+"""Every example of README.md runs as written on the data it describes (issue 14, item 17).
+
+The ```python blocks run in order in one namespace, as the cells of a notebook, in a folder
+holding the files the README names (``runs.parquet`` with a ``system`` column,
+``ranked_log.parquet`` in ranked order, ``logs/`` of Parquet files, the TREC files
+``run.txt``, ``qrels.txt``, ``bm25.txt``, ``splade.txt``); a LazyFrame a block leaves as an
+expression is collected, as the next cell would. The ``polars-graded`` commands of the
+```bash blocks run in process (``cli.main``) in the same folder; those on ``../shared/data``
+run when the data is there (they fail under ``CI=true`` without it). A block that cannot
+run anywhere is marked ``<!-- readme-test: skip (reason) -->`` right before it; a block
+that uses Spark skips without Java or pyspark. A GradedWarning is an error here: an example
+that warns does not describe its data.
+"""
+
+from __future__ import annotations
+
+import ast
+import glob
+import importlib.util
+import re
+import shlex
+import shutil
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import pytest
+from conftest import make_random_table, require_shared_data, trec_text, write_trec_file
+
+from polars_graded import cli, errors
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+_BLOCK = re.compile(
+    r"(?:<!--\s*readme-test:\s*(?P<directive>.*?)\s*-->\s*\n)?^```(?P<lang>\w*)\n(?P<code>.*?)^```",
+    re.DOTALL | re.MULTILINE,
+)
+SHARED_PREFIX = "../shared/data/"
+
+
+@dataclass(frozen=True)
+class Block:
+    lang: str
+    code: str
+    line: int
+    """Line number in README.md of the block's first line of code."""
+    skip: str | None
+
+    @property
+    def where(self) -> str:
+        return f"README.md:{self.line}"
+
+
+def readme_blocks() -> list[Block]:
+    text = README.read_text(encoding="utf-8")
+    blocks = []
+    for match in _BLOCK.finditer(text):
+        line = text.count("\n", 0, match.start("code")) + 1
+        directive = match["directive"]
+        skip = None
+        if directive is not None:
+            if not directive.startswith("skip"):
+                msg = f"README.md:{line}: unknown readme-test directive {directive!r}"
+                raise ValueError(msg)
+            skip = directive.removeprefix("skip").strip(" ()") or "marked skip"
+        blocks.append(Block(match["lang"], match["code"], line, skip))
+    return blocks
+
+
+BLOCKS = readme_blocks()
+PYTHON = [b for b in BLOCKS if b.lang == "python"]
+
+
+def commands(block: Block) -> Iterator[str]:
+    """The commands of a bash block: continuation lines joined, ``&&`` chains split."""
+    text = re.sub(r"\\\n\s*", " ", block.code)
+    for line in text.splitlines():
+        for part in line.split("&&"):
+            command = part.strip()
+            if command and not command.startswith("#"):
+                yield command
+
+
+def _words(command: str) -> list[str]:
+    """Shell words; an unquoted word with ``*?[`` expands as the shell expands it."""
+    words = []
+    for token in re.findall(r"'[^']*'|\"[^\"]*\"|\S+", command):
+        if token[0] in "'\"":
+            words.append(token[1:-1])
+            continue
+        word = token
+        if token.startswith(SHARED_PREFIX):  # the data beside the repository
+            word = str(require_shared_data(token.removeprefix(SHARED_PREFIX).split("/")[0]))
+            word += "/" + token.removeprefix(SHARED_PREFIX).split("/", 1)[1]
+        matches = sorted(glob.glob(word)) if any(c in word for c in "*?[") else []
+        words.extend(matches or [word])
+    return words
+
+
+BASH = [
+    pytest.param(block, command, id=f"{block.line}:{command[:40]}")
+    for block in BLOCKS
+    if block.lang == "bash"
+    for command in commands(block)
+    if command.startswith("polars-graded")
+]
+
+
+# --------------------------------------------------------------------------- the data
+
+
+def write_fixtures(root: Path) -> None:
+    """The files the README's examples read, with the columns it says they have."""
+    runs = make_random_table(1, systems=2, queries=8, int_labels=True).with_columns(
+        pl.col("system").replace({"s0": "bm25", "s1": "splade"})
+    )
+    runs.write_parquet(root / "runs.parquet")
+    logs = root / "logs"
+    logs.mkdir()
+    for i in range(3):  # a query's rows spread over several files
+        runs[i::3].write_parquet(logs / f"part-{i}.parquet")
+    one = runs.filter(pl.col("system") == "bm25").drop("system")
+    ranked = one.sort(
+        "query",
+        pl.col("score").cast(pl.Float32),
+        "item",
+        descending=[False, True, True],
+        nulls_last=True,
+    )
+    ranked.write_parquet(root / "ranked_log.parquet")
+    for system in ("bm25", "splade"):
+        run, qrels = trec_text(runs.filter(pl.col("system") == system), system="system")
+        write_trec_file(root / f"{system}.txt", run)
+    write_trec_file(root / "run.txt", trec_text(one)[0])
+    write_trec_file(root / "qrels.txt", qrels)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("readme")
+    write_fixtures(root)
+    return root
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+def test_readme_has_examples() -> None:
+    """The parser finds the README's examples (a test of the test)."""
+    assert len(PYTHON) >= 5
+    assert len(BASH) >= 4
+
+
+def _spark_missing() -> str | None:
+    if importlib.util.find_spec("pyspark") is None:
+        return "pyspark is not installed"
+    if shutil.which("java") is None:
+        return "Java is not installed"
+    return None
+
+
+def run_python(block: Block, namespace: dict) -> None:
+    """Run a block statement by statement; a LazyFrame left as an expression is collected."""
+    tree = ast.parse(block.code, filename=block.where)
+    ast.increment_lineno(tree, block.line - 1)
+    for statement in tree.body:
+        if isinstance(statement, ast.Expr):
+            code = compile(ast.Expression(statement.value), str(README), "eval")
+            value = eval(code, namespace)
+            if isinstance(value, pl.LazyFrame):
+                value.collect()
+        else:
+            exec(compile(ast.Module([statement], []), str(README), "exec"), namespace)
+
+
+def test_readme_python_blocks(folder: Path, monkeypatch: pytest.MonkeyPatch, subtests) -> None:
+    """Every ```python block, in order, in one namespace, in the folder of fixture files."""
+    monkeypatch.chdir(folder)
+    namespace: dict = {"__name__": "__readme__"}
+    for block in PYTHON:
+        with subtests.test(msg=block.where):
+            if block.skip:
+                pytest.skip(block.skip)
+            if "pyspark" in block.code and (reason := _spark_missing()):
+                pytest.skip(reason)
+            with warnings.catch_warnings():
+                if hasattr(errors, "GradedWarning"):
+                    warnings.simplefilter("error", errors.GradedWarning)
+                run_python(block, namespace)
+
+
+@pytest.mark.parametrize(("block", "command"), BASH)
+def test_readme_commands(
+    block: Block, command: str, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Every ``polars-graded`` command of a ```bash block exits 0, in process."""
+    if block.skip:
+        pytest.skip(block.skip)
+    others = [c for c in commands(block) if not c.startswith("polars-graded")]
+    assert not others, f"{block.where}: cannot run {others}; mark the block readme-test: skip"
+    monkeypatch.chdir(folder)
+    words = _words(command)
+    code = cli.main(words[1:])
+    _, err = capsys.readouterr()
+    assert code == 0, f"{block.where}: {shlex.join(words)} exited {code}: {err}"
