@@ -238,6 +238,19 @@ def assert_finite(out: pl.DataFrame, columns: Sequence[str], what: str) -> None:
         )
 
 
+def write_small_table(path: Path) -> Path:
+    """A 200-row Parquet table at ``path``: 20 queries of 10 items, graded labels 0-2."""
+    pl.DataFrame(
+        {
+            "query": [i // 10 for i in range(200)],
+            "item": [f"d{i % 10}" for i in range(200)],
+            "score": [float(i % 7) for i in range(200)],
+            "relevance": [i % 3 for i in range(200)],
+        }
+    ).write_parquet(path)
+    return path
+
+
 # --------------------------------------------------------------------------- measures
 
 MEASURE_NAMES = (

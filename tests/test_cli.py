@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from conftest import write_small_table
 
 import polars_graded as pg
 from polars_graded import cli, plan, report
@@ -646,15 +647,7 @@ def test_queries_with_a_table_is_refused(
 def test_the_partition_cap_is_one_line_on_stderr(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "small.parquet"
-    pl.DataFrame(
-        {
-            "query": [i // 10 for i in range(200)],
-            "item": [f"d{i % 10}" for i in range(200)],
-            "score": [float(i % 7) for i in range(200)],
-            "relevance": [i % 3 for i in range(200)],
-        }
-    ).write_parquet(path)
+    path = write_small_table(tmp_path / "small.parquet")
     argv = ["evaluate", str(path), "-m", "ap,ndcg@5"]
     code, plain, err = run(argv, capsys)
     assert (code, err) == (0, "")

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from conftest import write_small_table
 from polars.testing import assert_frame_equal
 
 import polars_graded as pg
@@ -198,19 +199,6 @@ def test_an_empty_table_gives_an_empty_result(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- partition cap
 
 
-def small_table(path: Path) -> Path:
-    """200 rows: 20 queries of 10 items."""
-    pl.DataFrame(
-        {
-            "query": [i // 10 for i in range(200)],
-            "item": [f"d{i % 10}" for i in range(200)],
-            "score": [float(i % 7) for i in range(200)],
-            "relevance": [i % 3 for i in range(200)],
-        }
-    ).write_parquet(path)
-    return path
-
-
 def count_partitions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The partition count of every partitioned evaluation, seen by the partition filter."""
     counts: list[int] = []
@@ -228,7 +216,7 @@ def count_partitions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_never_more_partitions_than_rankings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = small_table(tmp_path / "small.parquet")
+    path = write_small_table(tmp_path / "small.parquet")
     counts = count_partitions(monkeypatch)
     expected = in_memory(path, MEASURES)
     budget = partitioned.estimate_peak_memory(path) // 50  # asks for 50 partitions
@@ -247,7 +235,7 @@ def test_never_more_partitions_than_rankings(
 
 
 def test_partitions_have_a_ceiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = small_table(tmp_path / "small.parquet")
+    path = write_small_table(tmp_path / "small.parquet")
     counts = count_partitions(monkeypatch)
     monkeypatch.setattr(partitioned, "MAX_PARTITIONS", 4, raising=False)
     with warnings.catch_warnings(record=True) as caught:
@@ -262,7 +250,7 @@ def test_partitions_have_a_ceiling(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 def test_a_cap_that_does_not_apply_says_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = small_table(tmp_path / "small.parquet")
+    path = write_small_table(tmp_path / "small.parquet")
     counts = count_partitions(monkeypatch)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -272,7 +260,7 @@ def test_a_cap_that_does_not_apply_says_nothing(
 
 def test_the_threshold_warning_is_about_the_whole_table(tmp_path: Path) -> None:
     # Only query 0 has a relevant row: each other partition alone has no label >= 1.
-    path = small_table(tmp_path / "small.parquet")
+    path = write_small_table(tmp_path / "small.parquet")
     table = pl.read_parquet(path)
     one_relevant = table.with_columns(relevance=(pl.col("query") == 0) & (pl.col("item") == "d0"))
     one_relevant.cast({"relevance": pl.Int64}).write_parquet(path)
