@@ -516,7 +516,7 @@ def _existing(path: Path) -> Path:
 
     Glob patterns (``runs/*.csv``, ``runs/**/*.csv``) must match a file; Polars expands them.
     """
-    if any(char in str(path) for char in "*?["):
+    if partitioned.is_glob(str(path)):
         if not glob.glob(str(path), recursive=True):
             msg = f"no file matches {path}"
             raise CommandError(msg)

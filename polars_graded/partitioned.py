@@ -265,7 +265,7 @@ def parquet_files(source: ParquetSource) -> list[Path]:
     if not isinstance(source, str | Path):
         return [file for one in source for file in parquet_files(one)]
     text = str(source)
-    if _is_glob(text):
+    if is_glob(text):
         return sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
     path = Path(source)
     if path.is_dir():
@@ -273,7 +273,8 @@ def parquet_files(source: ParquetSource) -> list[Path]:
     return [path]
 
 
-def _is_glob(text: str) -> bool:
+def is_glob(text: str) -> bool:
+    """True when ``text`` is a glob pattern (``*``, ``?`` or ``[``), as Polars expands it."""
     return any(char in text for char in "*?[")
 
 
@@ -302,7 +303,7 @@ def scan_source(source: ParquetSource) -> pl.LazyFrame:
     """
     _require_files(source)
     if isinstance(source, str | Path):
-        hive = _is_glob(str(source)) or Path(source).is_dir()
+        hive = is_glob(str(source)) or Path(source).is_dir()
         return pl.scan_parquet(source, hive_partitioning=True if hive else None)
     return pl.scan_parquet([str(path) for path in source])
 
@@ -318,7 +319,7 @@ def _require_files(source: ParquetSource) -> None:
             _require_files(part)
         return
     text = str(source)
-    if _is_glob(text):
+    if is_glob(text):
         problem = None if parquet_files(source) else f"no file matches {text}"
     elif Path(text).is_dir():
         problem = None if parquet_files(source) else f"no file in directory {text}"

@@ -29,6 +29,29 @@ COLUMNS = ["threshold", "weight", "map", "contribution", "mu_map_table_levels", 
 POLICIES = ["trec_eval", "input", "optimistic", "pessimistic", "average"]
 
 
+def system_rows(
+    system: str,
+    depth: int,
+    score: np.ndarray,
+    labels: np.ndarray,
+    *,
+    retrieved: np.ndarray,
+    judged: np.ndarray,
+) -> pl.DataFrame:
+    """One system's rows, queries of ``depth`` items each; a judged row not ``retrieved``
+    gets a null score, a row not ``judged`` a null relevance."""
+    n_queries = labels.size // depth
+    return pl.DataFrame(
+        {
+            "system": system,
+            "query": np.repeat(np.arange(n_queries), depth),
+            "item": np.tile(np.arange(depth), n_queries),
+            "score": np.where(retrieved | ~judged, score, np.nan),
+            "relevance": np.where(judged, labels, np.nan),
+        }
+    ).with_columns(pl.col("score", "relevance").fill_nan(None))
+
+
 def graded_table(seed: int = 0, n_queries: int = 30, depth: int = 15) -> pl.DataFrame:
     """Three systems on shared judgments 0..4 (some unjudged, some unretrieved rows)."""
     rng = np.random.default_rng(seed)
@@ -39,15 +62,7 @@ def graded_table(seed: int = 0, n_queries: int = 30, depth: int = 15) -> pl.Data
         score = labels * 0.5 * s + rng.random(labels.size) * 3
         retrieved = rng.random(labels.size) > 0.2
         frames.append(
-            pl.DataFrame(
-                {
-                    "system": f"s{s}",
-                    "query": np.repeat(np.arange(n_queries), depth),
-                    "item": np.tile(np.arange(depth), n_queries),
-                    "score": np.where(retrieved | ~judged, score, np.nan),
-                    "relevance": np.where(judged, labels, np.nan),
-                }
-            ).with_columns(pl.col("score", "relevance").fill_nan(None))
+            system_rows(f"s{s}", depth, score, labels, retrieved=retrieved, judged=judged)
         )
     return pl.concat(frames).with_columns(pl.col("relevance").cast(pl.Int64))
 
@@ -65,15 +80,7 @@ def continuous_table(seed: int = 0, n_queries: int = 6, depth: int = 40) -> pl.D
         score = np.round(labels * 0.5 * s + rng.normal(size=size), 1)  # ties
         retrieved = rng.random(size) > 0.15
         frames.append(
-            pl.DataFrame(
-                {
-                    "system": f"s{s}",
-                    "query": np.repeat(np.arange(n_queries), depth),
-                    "item": np.tile(np.arange(depth), n_queries),
-                    "score": np.where(retrieved | ~judged, score, np.nan),
-                    "relevance": np.where(judged, labels, np.nan),
-                }
-            ).with_columns(pl.col("score", "relevance").fill_nan(None))
+            system_rows(f"s{s}", depth, score, labels, retrieved=retrieved, judged=judged)
         )
     return pl.concat(frames)
 

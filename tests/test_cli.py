@@ -550,16 +550,17 @@ def test_recursive_globs_and_hive_columns(
         assert parse_printed(out)[1:] == expected_rows(expected)
 
 
-def count_evaluations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Make every evaluation fail loudly: the output checks must come before it."""
+def refuse_work(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
+    """Make ``module.name`` fail loudly and count its calls: the output checks must come
+    before the work."""
     calls: list[int] = []
 
-    def evaluated(*args: object, **kwargs: object) -> None:
+    def work(*args: object, **kwargs: object) -> None:
         calls.append(1)
-        msg = "the evaluation started before the output was checked"
+        msg = f"{name} started before the output was checked"
         raise RuntimeError(msg)
 
-    monkeypatch.setattr(plan, "per_query", evaluated)
+    monkeypatch.setattr(module, name, work)
     return calls
 
 
@@ -571,7 +572,7 @@ def test_output_is_checked_before_the_evaluation(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    calls = count_evaluations(monkeypatch)
+    calls = refuse_work(monkeypatch, plan, "per_query")
     (tmp_path / "file").write_text("")
     (tmp_path / "dir.parquet").mkdir()
     output, fragment = {
@@ -590,7 +591,7 @@ def test_unwritable_output_is_found_before_the_evaluation(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    calls = count_evaluations(monkeypatch)
+    calls = refuse_work(monkeypatch, plan, "per_query")
     locked = tmp_path / "locked"
     locked.mkdir()
     real_access = os.access
@@ -613,14 +614,7 @@ def test_report_out_is_checked_before_the_work(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    started: list[int] = []
-
-    def compute(*args: object, **kwargs: object) -> None:
-        started.append(1)
-        msg = "the report started before --out was checked"
-        raise RuntimeError(msg)
-
-    monkeypatch.setattr(report, "compute_report", compute)
+    started = refuse_work(monkeypatch, report, "compute_report")
     (tmp_path / "file").write_text("")
     for out, fragment in (
         (tmp_path / "file", "is a file"),
