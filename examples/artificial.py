@@ -41,7 +41,7 @@ import polars as pl
 
 import polars_graded  # noqa: F401  (registers the `graded` namespace)
 from polars_graded.artificial import DEFAULT_LEVELS, Distribution, artificial_rankings
-from polars_graded.cli import format_table
+from polars_graded.cli.table import format_table
 
 N_ITEMS = 100
 """Items per ranking (the paper's 100)."""

@@ -59,7 +59,7 @@ import polars as pl
 import polars_graded as pg
 
 if TYPE_CHECKING:
-    from polars_graded.ranking import TiePolicy
+    from polars_graded.options import TiePolicy
 
 PROG = "ohsumed.py"
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "letor3-ohsumed"

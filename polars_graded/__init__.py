@@ -7,13 +7,22 @@ Importing the package registers the ``graded`` namespace on ``pl.DataFrame`` and
     df.graded.evaluate(["mu_ap", "ndcg@10", "ndcng@10"])
 
 Measures are value objects (``pg.AP(rel=2) @ 10``) or names in a small grammar
-(``"ap(rel=2)@10"``); :mod:`polars_graded.functions` has them as expressions.
+(``"ap(rel=2)@10"``); :mod:`polars_graded.functions` has them as expressions. The
+ready-made measures (``pg.AP``, ``pg.NDCG``, ...) and the expression functions (``pg.ap``,
+``pg.ndcg``, ...) come from the measure registry (:mod:`polars_graded.measures`), one per
+registered measure.
+
+The typed API: :func:`evaluate`, :func:`summary`, :func:`per_threshold` (on DataFrames and
+LazyFrames), :func:`compare` (statistics over per-query values) and :func:`build_report`
+(the HTML and Markdown report; the package :mod:`polars_graded.report` has the rest).
 """
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
+from polars_graded import functions as _functions
 from polars_graded import namespace as _namespace  # registers df.graded / lf.graded
-from polars_graded.breakdown import per_threshold as per_threshold
+from polars_graded.api import evaluate, per_threshold, summary
 from polars_graded.compare import compare as compare
 from polars_graded.errors import (
     ColumnTypeError,
@@ -26,50 +35,25 @@ from polars_graded.errors import (
     MissingColumnError,
     UnknownMeasureError,
 )
-from polars_graded.functions import (
-    ap,
-    bpref,
-    dcg,
-    err,
-    judged,
-    mean_ndcg,
-    mean_ndcng,
-    measure_expr,
-    mu_ap,
-    ndcg,
-    ndcng,
-    precision,
-    r_precision,
-    rbp,
-    rbp_residual,
-    recall,
-    rr,
-    success,
+from polars_graded.functions import measure_expr
+from polars_graded.io import (
+    evaluate_parquet,
+    join_run_qrels,
+    read_trec_qrels,
+    read_trec_run,
+    summary_parquet,
+    write_trec_run,
 )
-from polars_graded.io import join_run_qrels, read_trec_qrels, read_trec_run, write_trec_run
-from polars_graded.measures import (
-    AP,
-    DCG,
-    ERR,
-    NDCG,
-    NDCNG,
-    RBP,
-    RR,
-    Bpref,
-    Judged,
-    MeanNDCG,
-    MeanNDCNG,
-    Measure,
-    MuAP,
-    P,
-    R,
-    RBPResidual,
-    RPrec,
-    Success,
-    measure_name,
-    parse_measure,
-)
-from polars_graded.partitioned import evaluate_parquet, summary_parquet
+from polars_graded.measures import Measure, measure_name, parse_measure, registry
+from polars_graded.report import build_report
+
+if TYPE_CHECKING:  # the generated names, typed
+    from polars_graded.measures.generated_functions import *  # noqa: F403
+    from polars_graded.measures.generated_measures import *  # noqa: F403
+else:
+    globals().update(registry.INSTANCES)
+    globals().update({cls.__name__: cls for cls in registry.CLASSES})
+    globals().update({name: getattr(_functions, name) for name in registry.FUNCTIONS})
 
 GradedNamespace = _namespace.GradedNamespace
 
@@ -79,14 +63,6 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0"
 
 __all__ = [
-    "AP",
-    "DCG",
-    "ERR",
-    "NDCG",
-    "NDCNG",
-    "RBP",
-    "RR",
-    "Bpref",
     "ColumnTypeError",
     "DuplicateKeyError",
     "GradedError",
@@ -94,44 +70,25 @@ __all__ = [
     "GradedWarning",
     "InputFileError",
     "InvalidValueError",
-    "Judged",
-    "MeanNDCG",
-    "MeanNDCNG",
     "Measure",
     "MeasureParameterError",
     "MissingColumnError",
-    "MuAP",
-    "P",
-    "R",
-    "RBPResidual",
-    "RPrec",
-    "Success",
     "UnknownMeasureError",
     "__version__",
-    "ap",
-    "bpref",
-    "dcg",
-    "err",
+    "build_report",
+    "compare",
+    "evaluate",
     "evaluate_parquet",
     "join_run_qrels",
-    "judged",
-    "mean_ndcg",
-    "mean_ndcng",
     "measure_expr",
     "measure_name",
-    "mu_ap",
-    "ndcg",
-    "ndcng",
     "parse_measure",
-    "precision",
-    "r_precision",
-    "rbp",
-    "rbp_residual",
+    "per_threshold",
     "read_trec_qrels",
     "read_trec_run",
-    "recall",
-    "rr",
-    "success",
+    "summary",
     "summary_parquet",
     "write_trec_run",
 ]
+__all__.extend([*registry.INSTANCES, *registry.FUNCTIONS])
+__all__.extend(cls.__name__ for cls in registry.CLASSES)

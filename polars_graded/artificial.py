@@ -235,7 +235,8 @@ def _reference_labels(
         return table[np.searchsorted(distinct, levels)]
     if distribution == "random":
         return random_labels(rng, n, levels)
-    msg = f"distribution must be 'uniform' or 'random', got {distribution!r}"
+    # Typed, but it comes from the user.
+    msg = f"distribution must be 'uniform' or 'random', got {distribution!r}"  # type: ignore[unreachable]
     raise ValueError(msg)
 
 

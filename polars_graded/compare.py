@@ -1,10 +1,15 @@
 """Compare systems on per-query values: means, bootstrap intervals, paired tests, Holm.
 
-:func:`compare` takes the per-query table of ``df.graded.evaluate(..., by=system)`` and
-says, per measure, how each system differs from a baseline and whether the difference is
+:func:`compare` takes the per-query table of ``pg.evaluate(table, measures, by="system")``
+and says, per measure, how each system differs from a baseline and whether the difference is
 more than chance: a bootstrap percentile interval of each mean and of each paired mean
 difference, a paired t-test, a paired randomization (sign-flip) test, and Holm–Bonferroni
 adjusted p-values across the systems.
+
+The two choices every comparison of systems makes live here, once, for :func:`compare` and
+the report (:mod:`polars_graded.report`): which system is the baseline
+(:func:`order_systems`) and which queries count when systems lack some
+(:data:`MISSING_POLICIES`, :func:`compared_queries`, :func:`query_grid`).
 
 Everything is vectorised in numpy over systems, measures, trials and resamples. One matrix
 of random signs and one matrix of bootstrap resamples are drawn per call (in chunks, to
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import polars as pl
@@ -28,8 +33,11 @@ from polars_graded.errors import (
     InvalidValueError,
     MissingColumnError,
 )
+from polars_graded.options import as_by
 
 MissingPolicy = Literal["zero", "common"]
+"""Which queries a comparison counts when systems lack some (see :func:`compared_queries`)."""
+MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 
 CHUNK_ELEMENTS = 1 << 22
 """Entries of one chunk of the sign or resample matrix (32 MiB as float64)."""
@@ -58,6 +66,8 @@ OUTPUT_COLUMNS = (
 )
 """The columns of :func:`compare`'s result, in order (``system`` takes the key's name)."""
 
+_TESTS = ("t_stat", "p_ttest", "p_randomization", "p_ttest_holm", "p_randomization_holm")
+_PRESENT = "__pg_present"
 _SYSTEM_INDEX = "__pg_system_index"
 _QUERY_INDEX = "__pg_query_index"
 
@@ -66,7 +76,7 @@ def compare(
     per_query: pl.DataFrame | pl.LazyFrame,
     measures: Sequence[str] | None = None,
     *,
-    system: str = "system",
+    by: str | Sequence[str] = "system",
     query: str = "query",
     baseline: object | None = None,
     missing: MissingPolicy = "zero",
@@ -75,6 +85,7 @@ def compare(
     confidence: float = 0.95,
     alpha: float = 0.05,
     seed: int = 0,
+    system: str | None = None,
 ) -> pl.DataFrame:
     """Compare every system with a baseline, per measure, with paired significance tests.
 
@@ -82,14 +93,16 @@ def compare(
     ----------
     per_query
         One row per (system, query) and one numeric column per measure: the output of
-        ``df.graded.evaluate(measures, by="system")``. A LazyFrame is collected.
+        ``pg.evaluate(table, measures, by="system")``. A LazyFrame is collected.
     measures
         The value columns to compare (names, or measure objects whose ``str`` is the name).
         Default: every column but ``system`` and ``query``, in the frame's order.
-    system, query
-        Names of the key columns.
+    by, query
+        Names of the key columns: the one that names the systems (:func:`by_column`), and
+        the query's.
     baseline
-        The value of ``system`` to compare with. Default: the first system in sorted order.
+        The system (a value of ``by``) to compare with. Default: the first in sorted order
+        (:func:`order_systems`).
     missing
         Which queries are compared when systems do not all have the same ones:
 
@@ -97,7 +110,8 @@ def compare(
           scores 0 for it, as ``trec_eval -c`` scores a query the run did not answer.
         - ``"common"``: only the queries every system has.
 
-        Either way ``n_missing`` counts, per system, the queries of the union it lacks.
+        Either way ``n_missing`` counts, per system, the queries of the union it lacks
+        (see :func:`compared_queries`).
     trials
         Random sign flips of the randomization test.
     bootstrap
@@ -108,6 +122,8 @@ def compare(
         Level at which ``significant`` is set, on the Holm-adjusted randomization p-value.
     seed
         Seeds the signs and the resamples; the same call gives the same numbers.
+    system
+        Deprecated alias of ``by`` (a :class:`DeprecationWarning`).
 
     Returns
     -------
@@ -115,7 +131,7 @@ def compare(
         One row per (system, measure): by measure in the given order, then the baseline,
         then the other systems in sorted order. Columns:
 
-        - ``system`` (the input's dtype), ``measure`` (String);
+        - the system column, named ``by`` (the input's dtype), ``measure`` (String);
         - ``n_queries`` (Int64): queries compared; ``n_missing`` (Int64): queries of the
           union of all systems' queries that this system lacks;
         - ``mean``, ``ci_low``, ``ci_high``: the system's mean over the compared queries and
@@ -160,11 +176,11 @@ def compare(
     Raises
     ------
     MissingColumnError
-        ``system``, ``query`` or a measure column is absent.
+        ``by``, ``query`` or a measure column is absent.
     ColumnTypeError
         A measure column is not numeric.
     DuplicateKeyError
-        A (system, query) pair occurs twice.
+        A (``by``, ``query``) pair occurs twice.
     InvalidValueError
         Null keys, null/NaN/infinite values, an unknown baseline, fewer than two systems,
         no common query (``missing="common"``), or bad ``missing``, ``trials``,
@@ -196,55 +212,37 @@ def compare(
     │ b      ┆ ap      ┆ 0.4  ┆ 0.1  ┆ 0.246753        ┆ false       │
     └────────┴─────────┴──────┴──────┴─────────────────┴─────────────┘
     """
-    _check_options(missing, trials, bootstrap, confidence, alpha)
+    by = by_column(by, system)
+    check_options(missing, trials, bootstrap, confidence, alpha)
     ttest_rel = _import_ttest()
     frame = per_query.collect() if isinstance(per_query, pl.LazyFrame) else per_query
-    names = _measure_names(frame, measures, system, query)
-    _check_values(frame, names, system, query)
-    systems = _ordered_systems(frame, system, baseline)
+    names = _measure_names(frame, measures, by, query)
+    _check_values(frame, names, by, query)
+    _check_systems(frame, by)
+    systems = order_systems(frame.get_column(by), baseline)
     values, n_missing = _value_matrix(
-        frame, names, system=system, query=query, systems=systems, missing=missing
+        frame, names, by=by, query=query, systems=systems, missing=missing
     )
-    n_measures, n_systems, n_queries = values.shape
-
-    rng_boot, rng_flip = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
-    mean = values.mean(axis=2)
-    boot = _bootstrap_means(values.reshape(n_measures * n_systems, n_queries), bootstrap, rng_boot)
-    boot = boot.reshape(n_measures, n_systems, bootstrap)
-    quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]
-    ci = np.quantile(boot, quantiles, axis=2)
-    diff_ci = np.quantile(boot - boot[:, :1], quantiles, axis=2)
-    diff_ci[:, :, 0] = 0.0
-
-    differences = values[:, 1:] - values[:, :1]
-    p_flip = _randomization_p(differences.reshape(-1, n_queries), trials, rng_flip).reshape(
-        n_measures, n_systems - 1
+    columns = _statistics(
+        values, ttest_rel, trials=trials, bootstrap=bootstrap, confidence=confidence, seed=seed
     )
-    t_stat, p_t = _paired_ttest(ttest_rel, values, differences)
+    out = _result(columns, systems.alias(by), names, n_missing, n_queries=values.shape[2])
+    return out.with_columns(significant=(pl.col("p_randomization_holm") < alpha).fill_null(False))
 
-    tests = {
-        "t_stat": t_stat,
-        "p_ttest": p_t,
-        "p_randomization": p_flip,
-        "p_ttest_holm": holm(p_t),
-        "p_randomization_holm": holm(p_flip),
-    }
-    columns: dict[str, Any] = {
-        "mean": mean,
-        "ci_low": ci[0],
-        "ci_high": ci[1],
-        "baseline_mean": np.broadcast_to(mean[:, :1], mean.shape),
-        "diff": mean - mean[:, :1],
-        "diff_ci_low": diff_ci[0],
-        "diff_ci_high": diff_ci[1],
-    }
-    # The tests have no baseline row: pad a NaN column there, null after the frame is built.
-    for name, test in tests.items():
-        columns[name] = np.concatenate([np.full((n_measures, 1), np.nan), test], axis=1)
 
+def _result(
+    columns: dict[str, np.ndarray],
+    systems: pl.Series,
+    names: list[str],
+    n_missing: np.ndarray,
+    *,
+    n_queries: int,
+) -> pl.DataFrame:
+    """One row per (measure, system) in that order; the tests null on the baseline."""
+    n_measures, n_systems = len(names), systems.len()
     out = pl.DataFrame(
         {
-            system: systems.gather(np.tile(np.arange(n_systems), n_measures)),
+            systems.name: systems.gather(np.tile(np.arange(n_systems), n_measures)),
             "measure": np.repeat(np.array(names, dtype=object), n_systems).tolist(),
             "n_queries": np.full(n_measures * n_systems, n_queries, dtype=np.int64),
             "n_missing": np.tile(n_missing, n_measures).astype(np.int64),
@@ -255,8 +253,157 @@ def compare(
         },
         schema_overrides={"measure": pl.String},
     )
-    out = out.with_columns(pl.col(*tests).fill_nan(None))
-    return out.with_columns(significant=(pl.col("p_randomization_holm") < alpha).fill_null(False))
+    return out.with_columns(pl.col(*_TESTS).fill_nan(None))
+
+
+def by_column(
+    by: str | Sequence[str] | None = "system", system: str | None = None, *, depth: int = 1
+) -> str:
+    """The one column that names the systems: ``by``, or ``system``, its deprecated alias.
+
+    ``system=`` gives a :class:`DeprecationWarning` (and a ``TypeError`` beside another
+    ``by=``), shown at the code that called the public function ``depth`` calls above this
+    one; ``by`` must name exactly one column (a one-element list is accepted).
+
+    Examples
+    --------
+    >>> by_column("run"), by_column(["run"])
+    ('run', 'run')
+    """
+    if system is not None:
+        msg = "system= is deprecated; name the system column with by="
+        warnings.warn(msg, DeprecationWarning, stacklevel=2 + depth)
+        if by not in ("system", system):
+            msg = f"give the system column once, as by= (got by={by!r} and system={system!r})"
+            raise TypeError(msg)
+        by = system
+    names = as_by(by)
+    if len(names) != 1:
+        msg = (
+            f"a comparison needs exactly one system column in by=, got {list(names)}; "
+            "combine several into one first, e.g. pl.concat_str(...)"
+        )
+        raise InvalidValueError(msg)
+    return names[0]
+
+
+def check_options(
+    missing: object, trials: object, bootstrap: object, confidence: object, alpha: object
+) -> None:
+    """The options of :func:`compare`, checked: ``missing`` one of :data:`MISSING_POLICIES`,
+    ``trials`` and ``bootstrap`` integers >= 1, ``confidence`` and ``alpha`` in (0, 1).
+
+    Examples
+    --------
+    >>> check_options("every", 10, 10, 0.95, 0.05)
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: missing must be 'zero' or 'common', got 'every'
+    """
+    if missing not in MISSING_POLICIES:
+        choices = " or ".join(map(repr, MISSING_POLICIES))
+        msg = f"missing must be {choices}, got {missing!r}"
+        raise InvalidValueError(msg)
+    for name, value in (("trials", trials), ("bootstrap", bootstrap)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            msg = f"{name} must be an integer >= 1, got {value!r}"
+            raise InvalidValueError(msg)
+    for name, value in (("confidence", confidence), ("alpha", alpha)):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float | np.floating)
+            or not 0 < value < 1
+        ):
+            msg = f"{name} must be a number strictly between 0 and 1, got {value!r}"
+            raise InvalidValueError(msg)
+
+
+def order_systems(systems: pl.Series, baseline: object | None = None) -> pl.Series:
+    """The distinct systems, the baseline first, then the others in sorted order.
+
+    The baseline defaults to the first system in sorted order; one that is not among
+    ``systems`` is an :class:`~polars_graded.errors.InvalidValueError` listing them.
+
+    Examples
+    --------
+    >>> order_systems(pl.Series("run", ["b", "c", "a", "c"]), "c").to_list()
+    ['c', 'a', 'b']
+    >>> order_systems(pl.Series("run", ["b", "a"])).to_list()
+    ['a', 'b']
+    """
+    distinct = systems.unique().sort()
+    if baseline is None:
+        return distinct
+    values = distinct.to_list()
+    if baseline not in values:
+        shown = values[:20] + (["..."] if len(values) > 20 else [])
+        msg = (
+            f"baseline {baseline!r} is not a system of column {systems.name!r}; "
+            f"the systems are {shown}"
+        )
+        raise InvalidValueError(msg)
+    first = values.index(baseline)
+    return distinct.gather([first, *(i for i in range(len(values)) if i != first)])
+
+
+def compared_queries(
+    values: pl.DataFrame,
+    missing: MissingPolicy = "zero",
+    *,
+    by: str = "system",
+    query: str = "query",
+) -> pl.Series:
+    """The queries a comparison counts, sorted.
+
+    ``missing="zero"``: every query of ``values`` (a system that lacks one scores 0 for it,
+    see :func:`query_grid`); ``"common"``: only those every system of ``values`` has, an
+    :class:`~polars_graded.errors.InvalidValueError` when there is none.
+
+    Examples
+    --------
+    >>> values = pl.DataFrame({"system": ["a", "a", "b"], "query": [2, 1, 1]})
+    >>> compared_queries(values).to_list(), compared_queries(values, "common").to_list()
+    ([1, 2], [1])
+    """
+    if missing != "common":
+        return values.get_column(query).unique().sort()
+    systems = values.get_column(by).n_unique()
+    counts = values.group_by(query).agg(pl.col(by).n_unique().alias(_PRESENT))
+    common = counts.filter(pl.col(_PRESENT) == systems).get_column(query).sort()
+    if common.is_empty():
+        msg = (
+            f"no value of column {query!r} is shared by every system, so "
+            "missing='common' leaves nothing to compare; use missing='zero'"
+        )
+        raise InvalidValueError(msg)
+    return common
+
+
+def query_grid(
+    values: pl.DataFrame,
+    systems: Sequence[object] | pl.Series,
+    missing: MissingPolicy = "zero",
+    *,
+    by: str = "system",
+    query: str = "query",
+) -> pl.DataFrame:
+    """``values`` (keys ``by`` and ``query``, then value columns) on every system and
+    compared query (:func:`compared_queries`): systems in the given order, then queries
+    sorted, a value a system lacks as 0.
+
+    Examples
+    --------
+    >>> values = pl.DataFrame(
+    ...     {"system": ["a", "a", "b"], "query": [1, 2, 1], "ap": [1.0, 0.5, 0.25]}
+    ... )
+    >>> query_grid(values, ["b", "a"]).rows()
+    [('b', 1, 0.25), ('b', 2, 0.0), ('a', 1, 1.0), ('a', 2, 0.5)]
+    """
+    names = pl.Series(by, systems, dtype=values.schema[by]).to_frame()
+    queries = compared_queries(values, missing, by=by, query=query).to_frame()
+    grid = names.join(queries, how="cross", maintain_order="left_right")
+    grid = grid.join(values, on=[by, query], how="left", maintain_order="left")
+    return grid.with_columns(pl.exclude(by, query).fill_null(0.0))
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:
@@ -295,53 +442,33 @@ def _import_ttest() -> Any:
     return ttest_rel
 
 
-def _check_options(
-    missing: object, trials: object, bootstrap: object, confidence: object, alpha: object
-) -> None:
-    if missing not in ("zero", "common"):
-        msg = f"missing must be 'zero' or 'common', got {missing!r}"
-        raise InvalidValueError(msg)
-    for name, value in (("trials", trials), ("bootstrap", bootstrap)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            msg = f"{name} must be an integer >= 1, got {value!r}"
-            raise InvalidValueError(msg)
-    for name, value in (("confidence", confidence), ("alpha", alpha)):
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float | np.floating)
-            or not 0 < value < 1
-        ):
-            msg = f"{name} must be a number strictly between 0 and 1, got {value!r}"
-            raise InvalidValueError(msg)
-
-
-def _check_keys(frame: pl.DataFrame, system: str, query: str) -> None:
+def _check_keys(frame: pl.DataFrame, by: str, query: str) -> None:
     """The key columns exist, differ, and do not clash with the result's columns."""
-    for key in (system, query):
+    for key in (by, query):
         if key not in frame.columns:
             msg = (
                 f"column {key!r} not found; the per-query table has {frame.columns}. "
-                "Name the key columns with system= and query="
+                "Name the key columns with by= and query="
             )
             raise MissingColumnError(msg)
-    if system == query:
-        msg = f"system and query must be different columns, both are {system!r}"
+    if by == query:
+        msg = f"the system (by=) and query columns must differ, both are {by!r}"
         raise InvalidValueError(msg)
-    if system in OUTPUT_COLUMNS[1:]:
+    if by in OUTPUT_COLUMNS[1:]:
         msg = (
-            f"the system column {system!r} has the name of a result column; "
-            f"rename it first, e.g. frame.rename({{{system!r}: 'system'}})"
+            f"the system column {by!r} has the name of a result column; "
+            f"rename it first, e.g. frame.rename({{{by!r}: 'system'}})"
         )
         raise InvalidValueError(msg)
 
 
 def _measure_names(
-    frame: pl.DataFrame, measures: Sequence[object] | None, system: str, query: str
+    frame: pl.DataFrame, measures: Sequence[object] | None, by: str, query: str
 ) -> list[str]:
     """The value columns, checked: present, numeric, distinct, not a key."""
-    _check_keys(frame, system, query)
+    _check_keys(frame, by, query)
     if measures is None:
-        names = [c for c in frame.columns if c not in (system, query)]
+        names = [c for c in frame.columns if c not in (by, query)]
     elif isinstance(measures, str):
         names = [measures]
     else:
@@ -353,42 +480,48 @@ def _measure_names(
         msg = f"measures must be distinct, got {names}"
         raise InvalidValueError(msg)
     for name in names:
-        if name in (system, query):
-            msg = f"measure {name!r} is a key column (system={system!r}, query={query!r})"
-            raise InvalidValueError(msg)
-        if name not in frame.columns:
-            msg = f"measure column {name!r} not found; the per-query table has {frame.columns}"
-            raise MissingColumnError(msg)
-        dtype = frame.schema[name]
-        if not dtype.is_numeric():
-            example = _example(frame.head(1), system, query, name)
-            msg = (
-                f"measure column {name!r} must be numeric, found {dtype}, e.g. {example}; "
-                f"cast it first, e.g. pl.col({name!r}).cast(pl.Float64)"
-            )
-            raise ColumnTypeError(msg)
+        _check_measure(frame, name, by, query)
     return names
 
 
-def _example(rows: pl.DataFrame, system: str, query: str, value: str | None = None) -> str:
+def _check_measure(frame: pl.DataFrame, name: str, by: str, query: str) -> None:
+    """One value column: not a key, present, numeric."""
+    if name in (by, query):
+        msg = f"measure {name!r} is a key column (by={by!r}, query={query!r})"
+        raise InvalidValueError(msg)
+    if name not in frame.columns:
+        msg = f"measure column {name!r} not found; the per-query table has {frame.columns}"
+        raise MissingColumnError(msg)
+    dtype = frame.schema[name]
+    if not dtype.is_numeric():
+        example = _example(frame.head(1), by, query, name)
+        msg = (
+            f"measure column {name!r} must be numeric, found {dtype}, e.g. {example}; "
+            f"cast it first, e.g. pl.col({name!r}).cast(pl.Float64)"
+        )
+        raise ColumnTypeError(msg)
+
+
+def _example(rows: pl.DataFrame, by: str, query: str, value: str | None = None) -> str:
     """The first row as ``(system='a', query=3, ap=nan)``, and how many rows there are."""
     row = rows.row(0, named=True)
-    names = [system, query] if value is None else [system, query, value]
+    names = [by, query] if value is None else [by, query, value]
     text = "(" + ", ".join(f"{n}={row[n]!r}" for n in names) + ")"
     return text if rows.height == 1 else f"{text} ({rows.height} rows)"
 
 
-def _check_values(frame: pl.DataFrame, names: list[str], system: str, query: str) -> None:
-    for key in (system, query):
+def _check_values(frame: pl.DataFrame, names: list[str], by: str, query: str) -> None:
+    """Keys not null and unique; values finite."""
+    for key in (by, query):
         bad = frame.filter(pl.col(key).is_null())
         if bad.height:
-            msg = f"column {key!r} must not be null, e.g. {_example(bad, system, query)}"
+            msg = f"column {key!r} must not be null, e.g. {_example(bad, by, query)}"
             raise InvalidValueError(msg)
-    duplicated = frame.filter(pl.struct(system, query).is_duplicated())
+    duplicated = frame.filter(pl.struct(by, query).is_duplicated())
     if duplicated.height:
         msg = (
-            f"the key [{system!r}, {query!r}] must be unique: one row per system and query, "
-            f"e.g. {_example(duplicated, system, query)}"
+            f"the key [{by!r}, {query!r}] must be unique: one row per system and query, "
+            f"e.g. {_example(duplicated, by, query)}"
         )
         raise DuplicateKeyError(msg)
     for name in names:
@@ -397,53 +530,39 @@ def _check_values(frame: pl.DataFrame, names: list[str], system: str, query: str
         if bad.height:
             msg = (
                 f"measure column {name!r} must hold finite numbers (no null, NaN or inf), "
-                f"e.g. {_example(bad, system, query, name)}"
+                f"e.g. {_example(bad, by, query, name)}"
             )
             raise InvalidValueError(msg)
 
 
-def _ordered_systems(frame: pl.DataFrame, system: str, baseline: object | None) -> pl.Series:
-    """The distinct systems: the baseline first, then the others in sorted order."""
-    systems = frame.get_column(system).unique().sort()
+def _check_systems(frame: pl.DataFrame, by: str) -> None:
+    systems = frame.get_column(by).unique().sort()
     if systems.len() < 2:
         msg = (
-            f"column {system!r} must hold at least 2 systems to compare, "
+            f"column {by!r} must hold at least 2 systems to compare, "
             f"found {systems.len()}: {systems.to_list()}"
         )
         raise InvalidValueError(msg)
-    values = systems.to_list()
-    if baseline is None:
-        return systems
-    if baseline not in values:
-        shown = values[:20] + (["..."] if len(values) > 20 else [])
-        msg = f"baseline {baseline!r} is not a value of column {system!r}; the systems are {shown}"
-        raise InvalidValueError(msg)
-    first = values.index(baseline)
-    order = [first, *(i for i in range(len(values)) if i != first)]
-    return systems.gather(order)
 
 
 def _value_matrix(
     frame: pl.DataFrame,
     names: list[str],
     *,
-    system: str,
+    by: str,
     query: str,
     systems: pl.Series,
     missing: MissingPolicy,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Values as (measure, system, compared query), and each system's missing-query count.
 
-    Queries are in sorted order, so the result does not depend on the order of the rows.
+    A query a system lacks is 0; the queries are those of :func:`compared_queries`, in
+    sorted order, so the result does not depend on the order of the rows.
     """
     queries = frame.get_column(query).unique().sort()
-    system_index = pl.DataFrame({system: systems, _SYSTEM_INDEX: np.arange(systems.len())})
+    system_index = pl.DataFrame({by: systems, _SYSTEM_INDEX: np.arange(systems.len())})
     query_index = pl.DataFrame({query: queries, _QUERY_INDEX: np.arange(queries.len())})
-    keyed = (
-        frame.select(system, query, *names)
-        .join(system_index, on=system)
-        .join(query_index, on=query)
-    )
+    keyed = frame.select(by, query, *names).join(system_index, on=by).join(query_index, on=query)
     s = keyed.get_column(_SYSTEM_INDEX).to_numpy()
     q = keyed.get_column(_QUERY_INDEX).to_numpy()
     values = np.zeros((len(names), systems.len(), queries.len()))
@@ -452,15 +571,72 @@ def _value_matrix(
     present[s, q] = True
     n_missing = queries.len() - present.sum(axis=1)
     if missing == "common":
-        common = present.all(axis=0)
-        if not common.any():
-            msg = (
-                f"no value of column {query!r} is shared by every system, so "
-                "missing='common' leaves nothing to compare; use missing='zero'"
-            )
-            raise InvalidValueError(msg)
-        values = values[:, :, common]
+        compared = compared_queries(frame, missing, by=by, query=query)
+        values = values[:, :, queries.is_in(compared.implode()).to_numpy()]
     return values, n_missing
+
+
+def _statistics(
+    values: np.ndarray,
+    ttest_rel: Any,
+    *,
+    trials: int,
+    bootstrap: int,
+    confidence: float,
+    seed: int,
+) -> dict[str, np.ndarray]:
+    """The result's value columns as (measure, system) arrays, in :data:`OUTPUT_COLUMNS`
+    order; the tests NaN on the baseline."""
+    rng_boot, rng_flip = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
+    mean = values.mean(axis=2)
+    ci, diff_ci = _intervals(values, bootstrap, confidence, rng_boot)
+    return {
+        "mean": mean,
+        "ci_low": ci[0],
+        "ci_high": ci[1],
+        "baseline_mean": np.broadcast_to(mean[:, :1], mean.shape),
+        "diff": mean - mean[:, :1],
+        "diff_ci_low": diff_ci[0],
+        "diff_ci_high": diff_ci[1],
+        **_tests(values, ttest_rel, trials, rng_flip),
+    }
+
+
+def _intervals(
+    values: np.ndarray, bootstrap: int, confidence: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap intervals of each mean and of each paired difference from the
+    baseline (0 for the baseline itself), as (low/high, measure, system)."""
+    n_measures, n_systems, n_queries = values.shape
+    boot = _bootstrap_means(values.reshape(n_measures * n_systems, n_queries), bootstrap, rng)
+    boot = boot.reshape(n_measures, n_systems, bootstrap)
+    quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]
+    ci = np.quantile(boot, quantiles, axis=2)
+    diff_ci = np.quantile(boot - boot[:, :1], quantiles, axis=2)
+    diff_ci[:, :, 0] = 0.0
+    return ci, diff_ci
+
+
+def _tests(
+    values: np.ndarray, ttest_rel: Any, trials: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """The paired tests of each system against the baseline, Holm-adjusted, as (measure,
+    system) with a NaN column for the baseline (null once in the frame)."""
+    n_measures, n_systems, n_queries = values.shape
+    differences = values[:, 1:] - values[:, :1]
+    p_flip = _randomization_p(differences.reshape(-1, n_queries), trials, rng).reshape(
+        n_measures, n_systems - 1
+    )
+    t_stat, p_t = _paired_ttest(ttest_rel, values, differences)
+    tests = {
+        "t_stat": t_stat,
+        "p_ttest": p_t,
+        "p_randomization": p_flip,
+        "p_ttest_holm": holm(p_t),
+        "p_randomization_holm": holm(p_flip),
+    }
+    pad = np.full((n_measures, 1), np.nan)
+    return {name: np.concatenate([pad, test], axis=1) for name, test in tests.items()}
 
 
 def _bootstrap_means(rows: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -477,7 +653,8 @@ def _bootstrap_means(rows: np.ndarray, resamples: int, rng: np.random.Generator)
         drawn = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
         counts = np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n)
         out[:, start : start + size] = rows @ counts.T.astype(np.float64)
-    return out / n
+    out /= n
+    return out
 
 
 def _randomization_p(differences: np.ndarray, trials: int, rng: np.random.Generator) -> np.ndarray:

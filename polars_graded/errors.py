@@ -9,11 +9,34 @@ from __future__ import annotations
 
 
 class GradedError(Exception):
-    """Base class of every error raised by polars_graded."""
+    """Base class of every error raised by polars_graded.
+
+    Examples
+    --------
+    One ``except`` catches every input error of the library:
+
+    >>> import polars_graded as pg
+    >>> try:
+    ...     pg.parse_measure("ndcg@0")
+    ... except pg.GradedError as error:
+    ...     print(type(error).__name__)
+    MeasureParameterError
+    """
 
 
 class MissingColumnError(GradedError, KeyError):
-    """A column the evaluation needs is not in the table."""
+    """A column the evaluation needs is not in the table.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> df = pl.DataFrame({"query": [1], "item": ["a"], "relevance": [1]})
+    >>> pg.evaluate(df, ["ap"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.MissingColumnError: column 'score' not found; the table has ...
+    """
 
     def __str__(self) -> str:
         # KeyError would quote the whole message; show it as written.
@@ -21,30 +44,104 @@ class MissingColumnError(GradedError, KeyError):
 
 
 class ColumnTypeError(GradedError, TypeError):
-    """A column has a data type the evaluation cannot use (e.g. a string score)."""
+    """A column has a data type the evaluation cannot use (e.g. a string score).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> df = pl.DataFrame({"query": [1], "item": ["a"], "score": ["high"], "relevance": [1]})
+    >>> pg.evaluate(df, ["ap"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.ColumnTypeError: column 'score' must be numeric, found String; ...
+    """
 
 
 class InvalidValueError(GradedError, ValueError):
-    """A value breaks a rule of the data model (NaN score, null query, ...)."""
+    """A value breaks a rule of the data model (NaN score, null query, ...).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> df = pl.DataFrame({"query": [None], "item": ["a"], "score": [1.0], "relevance": [1]})
+    >>> pg.evaluate(df, ["ap"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: column 'query' must not be null; ...
+    """
 
 
 class DuplicateKeyError(InvalidValueError):
-    """The same (by..., query, item) key occurs more than once."""
+    """The same (by..., query, item) key occurs more than once.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> df = pl.DataFrame({"query": [1, 1], "item": ["a", "a"], "score": [2.0, 1.0],
+    ...                    "relevance": [1, 0]})
+    >>> pg.evaluate(df, ["ap"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.DuplicateKeyError: the key ['query', 'item'] must be unique: ...
+    """
 
 
 class UnknownMeasureError(GradedError, ValueError):
-    """A measure name that the grammar does not know."""
+    """A measure name that the grammar does not know.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> pg.parse_measure("apx")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.UnknownMeasureError: unknown measure 'apx'; valid names: mu_ap, ap, ...
+    """
 
 
 class MeasureParameterError(GradedError, ValueError):
-    """A measure parameter that is unknown or has an invalid value."""
+    """A measure parameter that is unknown or has an invalid value.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> pg.parse_measure("rbp(p=2)")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.MeasureParameterError: rbp: persistence p must be between 0 and 1 ...
+    """
 
 
 class InputFileError(GradedError, ValueError):
     """A file cannot be read as the evaluation needs it: missing, truncated, corrupt, a glob
-    that matches nothing, Parquet files whose schemas differ. The message names the file."""
+    that matches nothing, Parquet files whose schemas differ. The message names the file.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> pg.read_trec_run("nowhere.txt")
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InputFileError: cannot read nowhere.txt: No such file or directory
+    """
 
 
 class GradedWarning(UserWarning):
     """Input that evaluates but is almost always a mistake (e.g. a relevance threshold above
-    every label of the table)."""
+    every label of the table).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> df = pl.DataFrame({"query": [1], "item": ["a"], "score": [1.0], "relevance": [2]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     values = pg.evaluate(df, ["ap(rel=3)"])
+    >>> print(caught[0].message)  # doctest: +ELLIPSIS
+    ap(rel=3): the relevance threshold is above every label of the table (the largest is 2), ...
+    """

@@ -11,6 +11,12 @@ NDCG and mean NDCG scale their exponential gains to the query's top label, as th
 does, so they stay finite on labels of any size; ERR does the same with its ``max_rel``.
 Parameters are checked as everywhere: a relevance threshold ``rel`` must be > 0.
 
+There is one function per registered measure, made at import from the measure registry
+(:mod:`polars_graded.measures.registry`): its keyword parameters, defaults, checks and
+docstring are the measure's declaration, so ``help(pg.ap)`` and ``inspect.signature`` show
+them; type checkers read them from ``measures/generated_functions.pyi``. Any other measure
+object goes through :func:`measure_expr`.
+
 Examples
 --------
 >>> import polars as pl
@@ -32,34 +38,18 @@ shape: (1, 3)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Callable
 from functools import partial
-from typing import TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import polars as pl
 
 from polars_graded.errors import InvalidValueError
-from polars_graded.measures import (
-    AP,
-    DCG,
-    ERR,
-    NDCG,
-    NDCNG,
-    RBP,
-    RR,
-    Bpref,
-    Judged,
-    MeanNDCG,
-    MeanNDCNG,
-    Measure,
-    MuAP,
-    P,
-    R,
-    RBPResidual,
-    RPrec,
-    Success,
-)
-from polars_graded.ranking import TiePolicy, rank_in_group
+from polars_graded.measures import generate, registry
+from polars_graded.measures.base import Measure
+from polars_graded.options import TiePolicy
+from polars_graded.ranking import rank_in_group
 
 
 class ExprOptions(TypedDict, total=False):
@@ -70,7 +60,25 @@ class ExprOptions(TypedDict, total=False):
     ties
         The tie policy: ``"trec_eval"`` (default), ``"input"``, ``"optimistic"``,
         ``"pessimistic"`` or ``"average"`` (see
-        :class:`polars_graded.namespace.ColumnOptions`).
+        :class:`polars_graded.options.ColumnOptions`).
+
+    Examples
+    --------
+    Two tied rows: item descending (the default) puts the relevant ``a`` second,
+    ``"optimistic"`` puts it first.
+
+    >>> import polars_graded as pg
+    >>> df = pl.DataFrame({"q": [1, 1], "doc": ["a", "b"], "s": [1.0, 1.0], "rel": [1, 0]})
+    >>> options: ExprOptions = {"relevance": "rel", "score": "s", "item": "doc"}
+    >>> df.group_by("q").agg(pg.rr(**options), pg.rr(**options, ties="optimistic").alias("best"))
+    shape: (1, 3)
+    ┌─────┬─────┬──────┐
+    │ q   ┆ rr  ┆ best │
+    │ --- ┆ --- ┆ ---  │
+    │ i64 ┆ f64 ┆ f64  │
+    ╞═════╪═════╪══════╡
+    │ 1   ┆ 0.5 ┆ 1.0  │
+    └─────┴─────┴──────┘
     """
 
     relevance: str
@@ -123,133 +131,53 @@ def _finite_or_raise(measure: Measure, values: pl.Series) -> pl.Series:
     return values
 
 
-def ap(
-    *,
-    rel: float = 1,
-    k: int | None = None,
-    **columns: Unpack[ExprOptions],
-) -> pl.Expr:
-    """Average precision at threshold ``rel``, cutoff ``k`` (trec_eval ``map``, ``map_cut.k``)."""
-    return measure_expr(AP(rel=rel, k=k), **columns)
+COLUMNS = "Unpack[ExprOptions]"
+COLUMNS_DOC = (
+    "``relevance=``, ``score=``, ``item=`` (column names) and ``ties=`` (the tie policy); "
+    "see :class:`ExprOptions`."
+)
 
 
-def mu_ap(
-    *,
-    levels: Sequence[float],
-    k: int | None = None,
-    **columns: Unpack[ExprOptions],
-) -> pl.Expr:
-    """µAP over explicit ``levels`` (``[1, 2, 3]``): ``sum d_i AP^(l_i) / sum d_i``.
+def expression_function(cls: type[Measure]) -> Callable[..., pl.Expr]:
+    """The expression function of a registered measure class, e.g. ``pg.ap``.
 
-    Each query's own levels need the whole table: use ``df.graded.mu_ap()`` for those.
+    Examples
+    --------
+    >>> from polars_graded.measures.ap import AveragePrecision
+    >>> import inspect
+    >>> print(inspect.signature(expression_function(AveragePrecision)))
+    (*, rel: 'float' = 1, k: 'int | None' = None, **columns: 'Unpack[ExprOptions]') -> 'pl.Expr'
+
     """
-    return measure_expr(MuAP(levels=levels, k=k), **columns)
+    declared = cls.declaration
+
+    def function(**options: Any) -> pl.Expr:
+        measure, columns = registry.bind(cls, options, expression=True)
+        return measure_expr(measure, **columns)
+
+    columns = inspect.Parameter("columns", inspect.Parameter.VAR_KEYWORD, annotation=COLUMNS)
+    own = registry.signature(cls, expression=True)
+    function.__signature__ = inspect.Signature([*own, columns], return_annotation="pl.Expr")  # type: ignore[attr-defined]
+    function.__name__ = function.__qualname__ = declared.function
+    _, column = generate.example_call(cls, expression=True)
+    function.__doc__ = "\n\n".join(
+        [
+            generate.sentence(declared.summary),
+            generate.formula(cls),
+            f"The expression of :class:`{cls.__module__}.{cls.__qualname__}`, named by its "
+            "canonical string; group by ``query`` (and any system columns) yourself.",
+            generate.parameters_section(cls, COLUMNS_DOC, expression=True),
+            f"Returns\n-------\nExpr\n    One Float64 value per group, named like {column!r}.",
+            "Examples\n--------\n"
+            + generate.example(cls, 'df.group_by("query").agg(pg.{})', expression=True),
+        ]
+    )
+    return function
 
 
-def ndcg(
-    *,
-    k: int | None = None,
-    gain: str | Mapping[float, float] = "exp",
-    **columns: Unpack[ExprOptions],
-) -> pl.Expr:
-    """NDCG@k; gain ``"exp"``, ``"linear"`` (trec_eval ``ndcg_cut.k``) or a label -> gain map."""
-    return measure_expr(NDCG(k=k, gain=gain), **columns)  # type: ignore[arg-type]
-
-
-def ndcng(*, k: int | None = None, **columns: Unpack[ExprOptions]) -> pl.Expr:
-    """NDCNG@k: NDCG with exponential gain on labels divided by the query's top label."""
-    return measure_expr(NDCNG(k=k), **columns)
-
-
-def dcg(
-    *,
-    k: int | None = None,
-    gain: str | Mapping[float, float] = "exp",
-    base: float = 2,
-    **columns: Unpack[ExprOptions],
-) -> pl.Expr:
-    """DCG@k with log ``base``."""
-    return measure_expr(DCG(k=k, gain=gain, base=base), **columns)  # type: ignore[arg-type]
-
-
-def precision(
-    *,
-    k: int | None = None,
-    rel: float = 1,
-    **columns: Unpack[ExprOptions],
-) -> pl.Expr:
-    """P@k (trec_eval ``P_k``); without ``k``, precision of everything retrieved."""
-    return measure_expr(P(k=k, rel=rel), **columns)
-
-
-def recall(
-    *,
-    k: int | None = None,
-    rel: float = 1,
-    **columns: Unpack[ExprOptions],
-) -> pl.Expr:
-    """Recall@k (trec_eval ``recall_k``)."""
-    return measure_expr(R(k=k, rel=rel), **columns)
-
-
-def r_precision(*, rel: float = 1, **columns: Unpack[ExprOptions]) -> pl.Expr:
-    """R-precision (trec_eval ``Rprec``)."""
-    return measure_expr(RPrec(rel=rel), **columns)
-
-
-def rr(
-    *,
-    rel: float = 1,
-    k: int | None = None,
-    **columns: Unpack[ExprOptions],
-) -> pl.Expr:
-    """Reciprocal rank (trec_eval ``recip_rank``)."""
-    return measure_expr(RR(rel=rel, k=k), **columns)
-
-
-def mean_ndcg(
-    *,
-    gain: str | Mapping[float, float] = "exp",
-    **columns: Unpack[ExprOptions],
-) -> pl.Expr:
-    """Mean of NDCG@1..NDCG@N (the paper's "mean NDCG")."""
-    return measure_expr(MeanNDCG(gain=gain), **columns)  # type: ignore[arg-type]
-
-
-def mean_ndcng(**columns: Unpack[ExprOptions]) -> pl.Expr:
-    """Mean of NDCNG@1..NDCNG@N (the paper's "mean NDCNG")."""
-    return measure_expr(MeanNDCNG, **columns)
-
-
-def err(*, max_rel: float = 4, k: int | None = None, **columns: Unpack[ExprOptions]) -> pl.Expr:
-    """Expected reciprocal rank@k with top grade ``max_rel`` (ir_measures ``ERR@k``)."""
-    return measure_expr(ERR(max_rel=max_rel, k=k), **columns)
-
-
-def rbp(
-    *, p: float = 0.8, rel: float = 1, k: int | None = None, **columns: Unpack[ExprOptions]
-) -> pl.Expr:
-    """Rank-biased precision with persistence ``p`` (ir_measures ``RBP(p=...)``)."""
-    return measure_expr(RBP(p=p, rel=rel, k=k), **columns)
-
-
-def rbp_residual(
-    *, p: float = 0.8, k: int | None = None, **columns: Unpack[ExprOptions]
-) -> pl.Expr:
-    """RBP's residual with persistence ``p``."""
-    return measure_expr(RBPResidual(p=p, k=k), **columns)
-
-
-def bpref(*, rel: float = 1, **columns: Unpack[ExprOptions]) -> pl.Expr:
-    """bpref (trec_eval ``bpref``)."""
-    return measure_expr(Bpref(rel=rel), **columns)
-
-
-def judged(*, k: int | None = None, **columns: Unpack[ExprOptions]) -> pl.Expr:
-    """Judged@k: the share of the top k retrieved rows that are judged."""
-    return measure_expr(Judged(k=k), **columns)
-
-
-def success(*, rel: float = 1, k: int | None = None, **columns: Unpack[ExprOptions]) -> pl.Expr:
-    """Success@k (trec_eval ``success.k``)."""
-    return measure_expr(Success(rel=rel, k=k), **columns)
+if TYPE_CHECKING:  # the generated names, typed
+    from polars_graded.measures.generated_functions import *  # noqa: F403
+else:
+    globals().update({name: expression_function(cls) for name, cls in registry.FUNCTIONS.items()})
+__all__ = ["ExprOptions", "expression_function", "measure_expr"]
+__all__.extend(registry.FUNCTIONS)

@@ -23,12 +23,12 @@ import polars as pl
 from polars_graded.errors import GradedWarning, InvalidValueError
 from polars_graded.measures import Measure, MeasureSpec, as_named_measures
 from polars_graded.measures.base import format_number
+from polars_graded.options import TableSpec
 from polars_graded.ranking import (
     POSITION,
     RANKING_ID,
     TIE_START,
     TOP_LABEL,
-    Columns,
     explode_ranked,
     mark_ranked_order,
     number_rankings,
@@ -53,7 +53,17 @@ MEANS: tuple[str, ...] = get_args(MeanKind)
 
 
 def check_mean(mean: object) -> MeanKind:
-    """The kind of mean, or an :class:`~polars_graded.InvalidValueError` naming the choices."""
+    """The kind of mean, or an :class:`~polars_graded.InvalidValueError` naming the choices.
+
+    Examples
+    --------
+    >>> check_mean("geometric")
+    'geometric'
+    >>> check_mean("median")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: mean= must be 'arithmetic' or 'geometric', got ...
+    """
     if mean not in MEANS:
         msg = f"mean= must be 'arithmetic' or 'geometric', got {mean!r}"
         raise InvalidValueError(msg)
@@ -63,7 +73,7 @@ def check_mean(mean: object) -> MeanKind:
 def per_query(
     lf: pl.LazyFrame,
     measures: MeasureSpec,
-    cols: Columns,
+    cols: TableSpec,
     *,
     warn: bool | Callable[[float | None], object] = True,
 ) -> pl.LazyFrame:
@@ -75,6 +85,15 @@ def per_query(
     (``False``); a caller evaluating a table in parts may pass a function instead, which
     receives the part's largest label (``None`` without one), and then call
     :func:`warn_unreachable_thresholds` once with their maximum: no extra pass over the data.
+
+    Examples
+    --------
+    The relevant row is second: RR is 1/2 and P@1 is 0.
+
+    >>> lf = pl.LazyFrame({"query": [1, 1], "item": ["a", "b"], "score": [2.0, 1.0],
+    ...                    "relevance": [0, 1]})
+    >>> per_query(lf, ["rr", "p@1"], TableSpec()).collect().rows()
+    [(1, 0.5, 0.0)]
     """
     named = as_named_measures(measures)
     schema = lf.collect_schema()
@@ -107,7 +126,9 @@ def per_query(
 
     # Joins on the ranking number keep the left frame's order: already sorted by the keys.
     result = result.with_columns(pl.col(list(by_inner)).cast(pl.Float64).fill_null(0.0))
-    out_schema = pl.Schema({**{k: schema[k] for k in keys}, **dict.fromkeys(named, pl.Float64)})
+    out_types: dict[str, pl.DataType] = {k: schema[k] for k in keys}
+    out_types.update(dict.fromkeys(named, pl.Float64()))
+    out_schema = pl.Schema(out_types)
 
     def finish(frame: pl.DataFrame) -> pl.DataFrame:
         frame = raise_on_bad_rows(frame, cols, lf)
@@ -122,8 +143,16 @@ def per_query(
     return result.map_batches(finish, schema=out_schema)
 
 
-def check_output_names(named: dict[str, Measure], cols: Columns) -> None:
-    """Output names must differ from the key columns ``by + [query]`` they sit beside."""
+def check_output_names(named: dict[str, Measure], cols: TableSpec) -> None:
+    """Output names must differ from the key columns ``by + [query]`` they sit beside.
+
+    Examples
+    --------
+    >>> check_output_names(as_named_measures({"query": "ap"}), TableSpec())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: the output name 'query' (of 'ap') is also a key ...
+    """
     for name, measure in named.items():
         if name in cols.keys:
             msg = (
@@ -142,6 +171,15 @@ def raise_on_nonfinite(
     ``measures`` and ``outputs`` map each value column of ``frame`` to its measure and its
     output name. The input rules catch NaN and infinite labels; what is left is arithmetic
     beyond float64, e.g. exponential gain on labels >= 1024 in a DCG.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> frame = pl.DataFrame({"query": [1, 2], "v": [0.5, float("inf")]})
+    >>> raise_on_nonfinite(frame, {"v": pg.DCG}, {"v": "dcg"}, ["query"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: measure 'dcg' is inf for 1 query, e.g. (query=2); ...
     """
     for column, measure in measures.items():
         values = frame.get_column(column)
@@ -166,6 +204,15 @@ def warn_unreachable_thresholds(measures: Sequence[Measure], largest_label: obje
 
     Nothing when the table has no positive label (or none at all): every measure is 0
     there, whatever its threshold, so the threshold is not what to look at.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_unreachable_thresholds([pg.AP(rel=3), pg.AP(rel=2)], 2)
+    >>> print(caught[0].message)  # doctest: +ELLIPSIS
+    ap(rel=3): the relevance threshold is above every label of the table (the largest is 2), ...
     """
     if not isinstance(largest_label, int | float) or not largest_label > 0:
         return
@@ -183,7 +230,7 @@ def warn_unreachable_thresholds(measures: Sequence[Measure], largest_label: obje
 
 
 def _one_pass_values(
-    ranked: pl.LazyFrame, measures: dict[str, Measure], cols: Columns
+    ranked: pl.LazyFrame, measures: dict[str, Measure], cols: TableSpec
 ) -> list[pl.LazyFrame]:
     """Per-ranking values of the measures that are one aggregation, in one or two passes.
 
@@ -222,6 +269,15 @@ def summary(
 
     ``mean="geometric"`` gives trec_eval's geometric mean (``gm_map`` for ``ap``): values
     below :data:`GEOMETRIC_FLOOR` count as it, and the columns are named ``gm_<measure>``.
+
+    Examples
+    --------
+    >>> values = pl.LazyFrame({"system": ["a", "a", "b"], "query": [1, 2, 1],
+    ...                        "ap": [0.5, 1.0, 0.25]})
+    >>> summary(values, ["ap"], ["system"]).collect().rows()
+    [('a', 2, 0.75), ('b', 1, 0.25)]
+    >>> summary(values, ["ap"], [], mean="geometric").collect().rows()  # (1/8) ** (1/3)
+    [(3, 0.5)]
     """
     check_mean(mean)
     if SUMMARY_COUNT in names:

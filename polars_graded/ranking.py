@@ -18,13 +18,11 @@ bundles exist:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
 
 import polars as pl
 
-from polars_graded.errors import InvalidValueError
+from polars_graded.options import TableSpec, TiePolicy, Ties
 
 RANKED_REL = "__pg_rel"
 IDEAL_REL = "__pg_ideal"
@@ -36,49 +34,6 @@ IN_ORDER = "__pg_in_order"
 RUN = "__pg_run"
 TIE_START = "__pg_tie_start"
 TIE_END = "__pg_tie_end"
-
-TiePolicy = Literal["trec_eval", "input", "optimistic", "pessimistic", "average"]
-TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
-
-
-def check_ties(ties: object) -> TiePolicy:
-    """The tie policy, or an :class:`~polars_graded.InvalidValueError` listing the choices."""
-    if ties not in TIE_POLICIES:
-        msg = f"ties= must be one of {', '.join(map(repr, TIE_POLICIES))}; got {ties!r}"
-        raise InvalidValueError(msg)
-    return ties  # type: ignore[return-value]
-
-
-@dataclass(frozen=True)
-class Columns:
-    """Names of the long table's columns, as the user gave them."""
-
-    query: str = "query"
-    item: str = "item"
-    score: str = "score"
-    relevance: str = "relevance"
-    by: tuple[str, ...] = ()
-    ranked: bool = False
-    """The rows are already in ranked order: no sort (see :func:`mark_ranked_order`)."""
-    ties: TiePolicy = "trec_eval"
-    """How rows with equal scores are ordered, or averaged over (see :func:`ranking_order`)."""
-
-    def __post_init__(self) -> None:
-        check_ties(self.ties)
-
-    @property
-    def keys(self) -> list[str]:
-        """The columns that identify one ranked list: ``by + [query]``."""
-        return [*self.by, self.query]
-
-
-def as_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
-    """Normalise a ``by=`` argument to a tuple of column names."""
-    if by is None:
-        return ()
-    if isinstance(by, str):
-        return (by,)
-    return tuple(by)
 
 
 @dataclass(frozen=True)
@@ -106,6 +61,14 @@ class Ranked:
         With ``ties="average"`` only: the positions of the first and last row of each row's
         group of tied scores. Measures then return their expected value over every order
         of each group (see :mod:`polars_graded.measures.tie_average`).
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1]})
+    >>> r = rank_in_group()
+    >>> df.select(rel=r.rel, ideal=r.ideal, hit=r.hits(2)).to_dict(as_series=False)
+    {'rel': [0.0, 2.0, 1.0], 'ideal': [2.0, 1.0, 0.0], 'hit': [False, True, False]}
     """
 
     rel: pl.Expr
@@ -157,20 +120,26 @@ class Ranked:
         """The mean of ``values`` over each row's tie group: its expected value at that
         position over the orders of the group. ``values`` itself without tie averaging,
         and on untied rows (so that a table without ties gives the same bits)."""
-        if not self.averages_ties:
+        start, end = self.tie_start, self.tie_end
+        if start is None or end is None:  # ties are not averaged
             return values
         values = values.cast(pl.Float64)
         through = values.cum_sum()
-        group_sum = through.gather(self.tie_end - 1) - (through - values).gather(
-            self.tie_start - 1  # type: ignore[operator]
-        )
+        group_sum = through.gather(end - 1) - (through - values).gather(start - 1)
         size = self.tie_size()
         return pl.when(size == 1).then(values).otherwise(group_sum / size)
 
 
 @dataclass(frozen=True)
 class SortKeys:
-    """Arguments of the ``sort_by`` that puts a query's rows in ranked order."""
+    """Arguments of the ``sort_by`` that puts a query's rows in ranked order.
+
+    Examples
+    --------
+    >>> order = ranking_order("score", "item", ties="input")  # score only, a stable sort
+    >>> len(order.keys), order.descending, order.maintain_order
+    (1, [True], True)
+    """
 
     keys: list[pl.Expr]
     descending: list[bool]
@@ -179,7 +148,7 @@ class SortKeys:
 
 
 def ranking_order(
-    score: str, item: str, relevance: str = "relevance", ties: TiePolicy = "trec_eval"
+    score: str, item: str, relevance: str = "relevance", ties: Ties | TiePolicy = "trec_eval"
 ) -> SortKeys:
     """Sort keys that put a query's rows in ranked order under a tie policy.
 
@@ -187,19 +156,77 @@ def ranking_order(
     (``"trec_eval"``, also the order ``"average"`` works on), the rows' own order
     (``"input"``), the higher label first (``"optimistic"``) or the lower label first, an
     unjudged row before any label (``"pessimistic"``), then item descending.
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"item": ["a", "b", "c"], "score": [1.0, 2.0, 2.0],
+    ...                    "relevance": [0, 1, 0]})
+    >>> for ties in ("trec_eval", "optimistic"):
+    ...     o = ranking_order("score", "item", ties=ties)
+    ...     ranked = df.sort(o.keys, descending=o.descending, nulls_last=o.nulls_last)
+    ...     print(ties, ranked["item"].to_list())
+    trec_eval ['c', 'b', 'a']
+    optimistic ['b', 'c', 'a']
     """
-    score_key = pl.col(score).cast(pl.Float32)
-    if ties == "input":
+    ties = Ties.of(ties)
+    score_key = compared_score(score)
+    if ties.in_input_order:
         return SortKeys([score_key], [True], [True], maintain_order=True)
-    if ties in ("optimistic", "pessimistic"):
+    if ties.by_label:
         label = pl.col(relevance).cast(pl.Float64)
-        best_first = ties == "optimistic"
+        best_first = ties.best_first
         return SortKeys(
             [score_key, label, pl.col(item)],
             [True, best_first, True],
             [True, best_first, True],
         )
     return SortKeys([score_key, pl.col(item)], [True, True], [True, True])
+
+
+def compared_score(score: str) -> pl.Expr:
+    """A score as every ranking compares it: a 32-bit float, trec_eval's precision.
+
+    Examples
+    --------
+    Two scores that differ as float64 but not as float32 are a tie:
+
+    >>> df = pl.DataFrame({"score": [0.1, 0.1 + 1e-12]})
+    >>> df["score"].n_unique(), df.select(compared_score("score").n_unique()).item()
+    (2, 1)
+    """
+    return pl.col(score).cast(pl.Float32)
+
+
+def sort_ranked(lf: pl.LazyFrame, spec: TableSpec) -> pl.LazyFrame:
+    """The rows of every ranking in ranked order: ``spec.keys`` groups (ascending), then the
+    order of :func:`ranking_order` under ``spec.ties`` (the TREC writer's order).
+
+    Examples
+    --------
+    >>> df = pl.LazyFrame({"query": [1, 1, 1], "item": ["a", "b", "c"], "score": [1, 2, 2]})
+    >>> sort_ranked(df, TableSpec()).collect()["item"].to_list()
+    ['c', 'b', 'a']
+    """
+    order = ranking_order(spec.score, spec.item, spec.relevance, spec.ties)
+    keys = [pl.col(key) for key in spec.keys]
+    return lf.sort(
+        [*keys, *order.keys],
+        descending=[False] * len(keys) + order.descending,
+        nulls_last=[False] * len(keys) + order.nulls_last,
+        maintain_order=order.maintain_order,
+    )
+
+
+def tie_size(spec: TableSpec) -> pl.Expr:
+    """For each row, the rows of its ranking with the same compared score (itself included).
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"], "score": [1, 2, 2]})
+    >>> df.select(tie_size(TableSpec()))["len"].to_list()
+    [1, 2, 2]
+    """
+    return pl.len().over(*spec.keys, compared_score(spec.score))
 
 
 def _sorted(expr: pl.Expr, order: SortKeys) -> pl.Expr:
@@ -218,6 +245,12 @@ def tie_bounds(ranked_scores: pl.Expr, position: pl.Expr) -> tuple[pl.Expr, pl.E
 
     ``ranked_scores`` are the scores (as float32) in ranked order; the unretrieved rows
     (null scores) at the end form one group of their own, which no measure reads.
+
+    Examples
+    --------
+    >>> start, end = tie_bounds(pl.col("score"), pl.int_range(1, pl.len() + 1))
+    >>> pl.DataFrame({"score": [3.0, 2.0, 2.0, 1.0]}).select(start=start, end=end).rows()
+    [(1, 1), (2, 3), (2, 3), (4, 4)]
     """
     last = position == pl.len()
     starts = (position == 1) | ranked_scores.ne_missing(ranked_scores.shift(1))
@@ -231,7 +264,7 @@ def rank_in_group(
     relevance: str = "relevance",
     score: str = "score",
     item: str = "item",
-    ties: TiePolicy = "trec_eval",
+    ties: Ties | TiePolicy = "trec_eval",
 ) -> Ranked:
     """A :class:`Ranked` bundle that sorts inside the group, for standalone expressions.
 
@@ -241,12 +274,20 @@ def rank_in_group(
         Column names.
     ties
         The tie policy (see :func:`ranking_order`).
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [1.0, 3.0, 2.0], "relevance": [1, 0, 2]})
+    >>> df.group_by("query").agg(rank_in_group().rel)["relevance"].to_list()  # b, c, a
+    [[0.0, 2.0, 1.0]]
     """
-    order = ranking_order(score, item, relevance, check_ties(ties))
+    ties = Ties.of(ties)
+    order = ranking_order(score, item, relevance, ties)
     rel = pl.col(relevance).cast(pl.Float64)
     position = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
     tie_start = tie_end = None
-    if ties == "average":
+    if ties.averaged:
         tie_start, tie_end = tie_bounds(_sorted(pl.col(score).cast(pl.Float32), order), position)
     return Ranked(
         rel=_sorted(rel, order),
@@ -272,18 +313,44 @@ PRE_RANKED_TIES_AVERAGED = replace(PRE_RANKED, tie_start=pl.col(TIE_START), tie_
 """:data:`PRE_RANKED` with the tie groups of ``ties="average"``."""
 
 
-def pre_ranked(cols: Columns) -> Ranked:
-    """The :class:`Ranked` bundle over the exploded table of this evaluation."""
-    return PRE_RANKED_TIES_AVERAGED if cols.ties == "average" else PRE_RANKED
+def pre_ranked(cols: TableSpec) -> Ranked:
+    """The :class:`Ranked` bundle over the exploded table of this evaluation.
+
+    Examples
+    --------
+    >>> pre_ranked(TableSpec()) is PRE_RANKED
+    True
+    >>> pre_ranked(TableSpec.of({"ties": "average"})).averages_ties
+    True
+    """
+    return PRE_RANKED_TIES_AVERAGED if cols.ties.averaged else PRE_RANKED
 
 
-def skips_sort(cols: Columns) -> bool:
-    """Input in ranked order needs no sort, unless the tie policy reorders ties by label."""
-    return cols.ranked and cols.ties not in ("optimistic", "pessimistic")
+def skips_sort(cols: TableSpec) -> bool:
+    """Input in ranked order needs no sort, unless the tie policy reorders ties by label.
+
+    Examples
+    --------
+    >>> skips_sort(TableSpec(ranked=True))
+    True
+    >>> skips_sort(TableSpec.of({"ranked": True, "ties": "optimistic"}))
+    False
+    """
+    return cols.ranked and not cols.ties.by_label
 
 
-def ranked_lists(cols: Columns) -> list[pl.Expr]:
-    """Per-query aggregations holding the query's ranking as lists (see :func:`explode_ranked`)."""
+def ranked_lists(cols: TableSpec) -> list[pl.Expr]:
+    """Per-query aggregations holding the query's ranking as lists (see :func:`explode_ranked`).
+
+    Examples
+    --------
+    Ranked relevance, ideal relevance, rows retrieved, positions and the top label:
+
+    >>> df = pl.DataFrame({"query": [1, 1], "item": ["a", "b"], "score": [1.0, 2.0],
+    ...                    "relevance": [1, 0]})
+    >>> df.group_by("query").agg(ranked_lists(TableSpec())).row(0)
+    (1, [0.0, 1.0], [1.0, 0.0], 2, [1, 2], 1.0)
+    """
     own = rank_in_group(cols.relevance, cols.score, cols.item, cols.ties)
     # Input in ranked order keeps its row order: group_by keeps the order within groups.
     rel = pl.col(cols.relevance).cast(pl.Float64) if skips_sort(cols) else own.rel
@@ -294,7 +361,7 @@ def ranked_lists(cols: Columns) -> list[pl.Expr]:
         own.position.alias(POSITION),
         own.top.alias(TOP_LABEL),
     ]
-    if cols.ties == "average":
+    if cols.ties.averaged:
         start, end = own.tie_start, own.tie_end
         if skips_sort(cols):
             start, end = tie_bounds(pl.col(cols.score).cast(pl.Float32), own.position)
@@ -302,7 +369,7 @@ def ranked_lists(cols: Columns) -> list[pl.Expr]:
     return lists
 
 
-def mark_ranked_order(lf: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+def mark_ranked_order(lf: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
     """Flag, for input said to be in ranked order, the rows where it is not.
 
     Adds :data:`IN_ORDER`, true when the next row belongs to another ranking or comes after
@@ -310,12 +377,18 @@ def mark_ranked_order(lf: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     ``ties="trec_eval"`` ties by item descending), and :data:`RUN`, a number that changes
     wherever the keys change, so that a ranking split into several runs shows. One pass,
     no sort.
+
+    Examples
+    --------
+    >>> lf = pl.LazyFrame({"query": [1, 1, 1], "item": ["a", "b", "c"], "score": [3.0, 1.0, 2.0]})
+    >>> mark_ranked_order(lf, TableSpec(ranked=True)).collect()[IN_ORDER].to_list()
+    [True, False, True]
     """
     same_next = pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(-1)) for k in cols.keys)
     new_run = ~pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(1)) for k in cols.keys)
     score, item = pl.col(cols.score).cast(pl.Float32), pl.col(cols.item)
     next_score, next_item = score.shift(-1), item.shift(-1)
-    tie_in_order = item > next_item if cols.ties == "trec_eval" else pl.lit(value=True)
+    tie_in_order = item > next_item if cols.ties.by_item else pl.lit(value=True)
     before_next = (score > next_score) | ((score == next_score) & tie_in_order)
     in_order = (
         ~same_next
@@ -325,22 +398,37 @@ def mark_ranked_order(lf: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     return lf.with_columns(in_order.alias(IN_ORDER), new_run.cum_sum().alias(RUN))
 
 
-def number_rankings(grouped: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+def number_rankings(grouped: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
     """Number the rankings (one per ``by + [query]``) in key order, as :data:`RANKING_ID`.
 
     Later steps group and join on this one integer instead of the user's key columns. The
     numbering follows the sorted keys, so it is the same however often the plan computes it.
+
+    Examples
+    --------
+    >>> number_rankings(pl.LazyFrame({"query": [2, 1]}), TableSpec()).collect().rows()
+    [(0, 1), (1, 2)]
     """
     return grouped.sort(cols.keys, nulls_last=True).with_row_index(RANKING_ID)
 
 
-def explode_ranked(numbered: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+def explode_ranked(numbered: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
     """One row per (ranking, position) from the lists of :func:`ranked_lists`.
 
     The rows of each ranking stay contiguous and in ranked order, and Polars keeps the order
     of rows within a group, so a later ``group_by(RANKING_ID)`` sees each ranking in order.
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"query": [1, 1], "item": ["a", "b"], "score": [1.0, 2.0],
+    ...                    "relevance": [1, 0]})
+    >>> spec = TableSpec()
+    >>> grouped = df.lazy().group_by("query").agg(ranked_lists(spec))
+    >>> ranked = explode_ranked(number_rankings(grouped, spec), spec).collect()
+    >>> ranked.select(RANKING_ID, RANKED_REL, POSITION).rows()
+    [(0, 0.0, 1), (0, 1.0, 2)]
     """
-    ties = [TIE_START, TIE_END] if cols.ties == "average" else []
+    ties = [TIE_START, TIE_END] if cols.ties.averaged else []
     return numbered.select(
         RANKING_ID, *cols.by, RANKED_REL, IDEAL_REL, N_RETRIEVED, POSITION, TOP_LABEL, *ties
     ).explode([RANKED_REL, IDEAL_REL, POSITION, *ties])

@@ -9,7 +9,7 @@ delivered them in, so the per-query values equal the in-process path's bit for b
 :func:`summary` averages them per ``by`` group with Spark's own aggregation.
 
 A partition is evaluated in memory on its executor: it needs about 400 bytes per input row
-(see :data:`polars_graded.partitioned.BYTES_PER_ROW`), so choose ``partitions`` to keep
+(see :data:`polars_graded.io.parquet.BYTES_PER_ROW`), so choose ``partitions`` to keep
 ``rows / partitions * 400`` bytes well inside an executor's Python memory
 (``spark.executor.pyspark.memory``). A single giant ranking cannot be split: its partition
 holds all of it. µAP with ``levels="table"`` needs whole ``by`` groups, so with it the
@@ -20,6 +20,12 @@ Executors need polars_graded (and polars, pyarrow, numpy) installed, e.g. with
 ``pip install polars-graded`` in the cluster's Python environment, or shipped with
 ``spark-submit --archives`` / ``SparkContext.addPyFile``. The driver needs pyspark
 (``pip install 'polars-graded[spark]'``).
+
+The module holds the driver's side (:func:`evaluate`, :func:`summary`, :func:`summarize`, the
+checks of the Spark schema, :func:`output_schema`) and the executors' side
+(:func:`partition_evaluator`, :func:`evaluate_arrow`). The partition keys and the
+``partitions=`` check are the Parquet path's (:func:`polars_graded.io.parquet.partition_keys`,
+:func:`polars_graded.io.parquet.check_partitions`).
 """
 
 from __future__ import annotations
@@ -32,11 +38,11 @@ import polars as pl
 import pyarrow as pa
 
 from polars_graded import plan
+from polars_graded.defaults import ENGINE
 from polars_graded.errors import ColumnTypeError, InvalidValueError, MissingColumnError
-from polars_graded.measures import Measure, as_named_measures
-from polars_graded.namespace import ColumnOptions, MeasureArg, _columns
-from polars_graded.partitioned import ENGINE, _check_partitions, _partition_keys
-from polars_graded.ranking import Columns, as_by
+from polars_graded.io.parquet import check_partitions, partition_keys
+from polars_graded.measures import Measure, MeasureSpec, as_named_measures
+from polars_graded.options import ColumnOptions, TableSpec, as_by
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkDataFrame
@@ -48,7 +54,7 @@ _NUMERIC = ("ByteType", "ShortType", "IntegerType", "LongType", "FloatType", "Do
 
 def evaluate(
     df: SparkDataFrame,
-    measures: MeasureArg,
+    measures: MeasureSpec,
     *,
     partitions: int | None = None,
     **columns: Unpack[ColumnOptions],
@@ -91,7 +97,7 @@ def evaluate(
     wanted = as_named_measures(measures)
     _check_schema(df.schema, cols)
     plan.check_output_names(wanted, cols)
-    keys = _partition_keys(list(wanted.values()), cols)
+    keys = partition_keys(list(wanted.values()), cols)
     count = _partition_count(df, partitions)
     shuffled = df.repartition(count, *keys) if keys else df.repartition(1)
     out_schema = output_schema(df.schema, cols, list(wanted))
@@ -101,7 +107,7 @@ def evaluate(
 
 def summary(
     df: SparkDataFrame,
-    measures: MeasureArg,
+    measures: MeasureSpec,
     *,
     partitions: int | None = None,
     mean: plan.MeanKind = "arithmetic",
@@ -113,11 +119,17 @@ def summary(
     geometric mean in columns ``gm_<measure>``, see ``df.graded.summary``). The means are
     Spark's own aggregation: equal to the in-process summary up to the last bits (Spark
     adds the partial sums in whatever order its tasks finish).
+
+    Examples
+    --------
+    >>> from polars_graded import spark as pgs  # doctest: +SKIP
+    >>> runs = spark_session.read.parquet("s3://bucket/runs/")  # doctest: +SKIP
+    >>> pgs.summary(runs, ["mu_ap", "ndcg@10"], by="system").show()  # doctest: +SKIP
     """
     plan.check_mean(mean)
     per_query = evaluate(df, measures, partitions=partitions, **columns)
     names = list(as_named_measures(measures))
-    return summarize(per_query, names, by=_columns(columns).by, mean=mean)
+    return summarize(per_query, names, by=TableSpec.of(columns).by, mean=mean)
 
 
 def summarize(
@@ -131,6 +143,12 @@ def summarize(
 
     ``per_query`` has a column per name in ``measures`` and the ``by`` columns; the result
     is :func:`summary`'s, one row per ``by`` group sorted by it.
+
+    Examples
+    --------
+    >>> from polars_graded import spark as pgs  # doctest: +SKIP
+    >>> per_query = spark_session.read.parquet("s3://bucket/per_query/")  # doctest: +SKIP
+    >>> pgs.summarize(per_query, ["mu_ap"], by="system").show()  # doctest: +SKIP
     """
     from pyspark.sql import functions as F
 
@@ -154,11 +172,23 @@ def summarize(
 
 
 def partition_evaluator(
-    measures: dict[str, Measure], cols: Columns
+    measures: dict[str, Measure], cols: TableSpec
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The function ``mapInArrow`` runs on each partition: its rankings, evaluated at once.
 
     ``measures``: output name -> measure.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> import polars_graded as pg
+    >>> from polars_graded.options import TableSpec
+    >>> batch = pa.record_batch({
+    ...     "query": [1, 1], "item": ["a", "b"], "score": [2.0, 1.0], "relevance": [0, 1],
+    ... })
+    >>> run = partition_evaluator({"ap": pg.AP}, TableSpec())
+    >>> [out.to_pylist() for out in run(iter([batch]))]
+    [[{'query': 1, 'ap': 0.5}]]
     """
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -171,15 +201,28 @@ def partition_evaluator(
     return run
 
 
-def evaluate_arrow(table: pa.Table, measures: dict[str, Measure], cols: Columns) -> pa.Table:
+def evaluate_arrow(table: pa.Table, measures: dict[str, Measure], cols: TableSpec) -> pa.Table:
     """Per-query values of one Arrow table, keys in the table's own Arrow types.
 
     ``measures``: output name -> measure. No threshold warning: an executor's warnings
     reach no user, and one partition's labels are not the table's.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> import polars_graded as pg
+    >>> from polars_graded.options import TableSpec
+    >>> table = pa.table({
+    ...     "query": pa.array([7, 7], pa.int32()), "item": ["a", "b"],
+    ...     "score": [2.0, 1.0], "relevance": [0, 1],
+    ... })
+    >>> evaluate_arrow(table, {"ap": pg.AP}, TableSpec()).schema.types
+    [DataType(int32), DataType(double)]
     """
     frame = pl.from_arrow(table)
     if not isinstance(frame, pl.DataFrame):  # pragma: no cover - a Table gives a DataFrame
         frame = frame.to_frame()
+    # The core's plan, not api.evaluate: warn=False keeps the executors silent.
     values = plan.per_query(frame.lazy(), measures, cols, warn=False).collect(engine=ENGINE)
     target = pa.schema(
         [table.schema.field(k) for k in cols.keys]
@@ -197,8 +240,22 @@ def _whole_partition(batches: Iterator[pa.RecordBatch]) -> pa.Table | None:
 # --------------------------------------------------------------------------- the driver
 
 
-def output_schema(schema: StructType, cols: Columns, measures: Sequence[str]) -> StructType:
-    """The Spark schema of :func:`evaluate`'s result; ``measures``: the output names."""
+def output_schema(schema: StructType, cols: TableSpec, measures: Sequence[str]) -> StructType:
+    """The Spark schema of :func:`evaluate`'s result; ``measures``: the output names.
+
+    Examples
+    --------
+    >>> import pytest
+    >>> types = pytest.importorskip("pyspark.sql.types")
+    >>> from polars_graded.options import TableSpec
+    >>> schema = types.StructType([
+    ...     types.StructField(name, kind())
+    ...     for name, kind in [("query", types.LongType), ("item", types.StringType),
+    ...                        ("score", types.DoubleType), ("relevance", types.IntegerType)]
+    ... ])
+    >>> output_schema(schema, TableSpec(), ["ap"]).simpleString()
+    'struct<query:bigint,ap:double>'
+    """
     from pyspark.sql.types import DoubleType, StructField, StructType
 
     fields = [schema[k] for k in cols.keys]
@@ -218,12 +275,12 @@ def _check_spark_frame(df: object) -> None:
         raise TypeError(msg)
 
 
-def _spark_columns(columns: ColumnOptions) -> Columns:
-    cols = _columns(columns)
+def _spark_columns(columns: ColumnOptions) -> TableSpec:
+    cols = TableSpec.of(columns)
     if cols.ranked:
         msg = "ranked=True cannot hold on Spark: the shuffle does not keep the order of rows"
         raise InvalidValueError(msg)
-    if cols.ties == "input":
+    if cols.ties.in_input_order:
         msg = (
             "ties='input' uses the order of the rows, which Spark's shuffle does not keep; "
             "choose 'trec_eval', 'optimistic', 'pessimistic' or 'average'"
@@ -232,7 +289,7 @@ def _spark_columns(columns: ColumnOptions) -> Columns:
     return cols
 
 
-def _check_schema(schema: StructType, cols: Columns) -> None:
+def _check_schema(schema: StructType, cols: TableSpec) -> None:
     """Missing or non-numeric columns, found on the driver before any job runs."""
     names = set(schema.fieldNames())
     for role, name in (
@@ -258,4 +315,4 @@ def _check_schema(schema: StructType, cols: Columns) -> None:
 def _partition_count(df: SparkDataFrame, partitions: int | None) -> int:
     if partitions is None:
         return int(df.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200)
-    return _check_partitions(partitions)
+    return check_partitions(partitions)

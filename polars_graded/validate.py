@@ -21,7 +21,8 @@ from polars_graded.errors import (
     InvalidValueError,
     MissingColumnError,
 )
-from polars_graded.ranking import IN_ORDER, RUN, Columns
+from polars_graded.options import TableSpec
+from polars_graded.ranking import IN_ORDER, RUN
 
 MAX_EXAMPLES = 5
 _CHECK_PREFIX = "__pg_check_"
@@ -33,8 +34,17 @@ RESERVED_PREFIX = "__pg_"
 """The prefix of the evaluation's internal columns (see :mod:`polars_graded.ranking`)."""
 
 
-def check_schema(schema: pl.Schema, cols: Columns) -> None:
-    """Raise if a needed column is missing or score/relevance are not numeric."""
+def check_schema(schema: pl.Schema, cols: TableSpec) -> None:
+    """Raise if a needed column is missing or score/relevance are not numeric.
+
+    Examples
+    --------
+    >>> schema = pl.Schema({"query": pl.Int64, "item": pl.String, "score": pl.Float64})
+    >>> check_schema(schema, TableSpec())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.MissingColumnError: column 'relevance' not found; the table has ...
+    """
     needed = [*cols.by, cols.query, cols.item, cols.score, cols.relevance]
     if len(set(needed)) < len(needed):
         msg = (
@@ -82,12 +92,12 @@ class _Rule:
     """
 
     name: str
-    bad: Callable[[Columns], pl.Expr]
-    message: Callable[[Columns], str]
+    bad: Callable[[TableSpec], pl.Expr]
+    message: Callable[[TableSpec], str]
     error: type[InvalidValueError] = InvalidValueError
-    flag: Callable[[Columns], pl.Expr] | None = None
+    flag: Callable[[TableSpec], pl.Expr] | None = None
     """Per-query flag of a query rule; ``None`` for a row rule."""
-    confirm: Callable[[Columns], pl.Expr] | None = None
+    confirm: Callable[[TableSpec], pl.Expr] | None = None
     """What the error path confirms and counts, per query, when not ``bad`` itself: two
     rules that describe one fault share it, so that the message counts every query."""
 
@@ -161,7 +171,7 @@ BAD_ROW = f"{_CHECK_PREFIX}row"
 ITEM_HASH = "__pg_item_hash"
 
 
-def _applies(rule: _Rule, cols: Columns, schema: pl.Schema) -> bool:
+def _applies(rule: _Rule, cols: TableSpec, schema: pl.Schema) -> bool:
     """NaN rules only make sense on float columns, the order rules on ranked input."""
     if rule.name.startswith("ranked_"):
         return cols.ranked
@@ -172,12 +182,20 @@ def _applies(rule: _Rule, cols: Columns, schema: pl.Schema) -> bool:
     return True
 
 
-def _rules(cols: Columns, schema: pl.Schema) -> list[_Rule]:
+def _rules(cols: TableSpec, schema: pl.Schema) -> list[_Rule]:
     return [rule for rule in _RULES if _applies(rule, cols, schema)]
 
 
-def prepare_checks(lf: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
-    """Add :data:`BAD_ROW` and :data:`ITEM_HASH`, row by row, before the table is grouped."""
+def prepare_checks(lf: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
+    """Add :data:`BAD_ROW` and :data:`ITEM_HASH`, row by row, before the table is grouped.
+
+    Examples
+    --------
+    >>> lf = pl.LazyFrame({"query": [1, 1], "item": ["a", None], "score": [1.0, 2.0],
+    ...                    "relevance": [1, 0]})
+    >>> prepare_checks(lf, TableSpec()).collect()[BAD_ROW].to_list()  # a null item
+    [False, True]
+    """
     bad = [rule.bad(cols) for rule in _rules(cols, lf.collect_schema()) if rule.flag is None]
     return lf.with_columns(
         pl.any_horizontal(bad).fill_null(value=False).alias(BAD_ROW),
@@ -186,12 +204,28 @@ def prepare_checks(lf: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
 
 
 def any_bad_row(prepared: pl.LazyFrame) -> pl.LazyFrame:
-    """One row, one column :data:`BAD_ROW`: whether any row of the table breaks a row rule."""
+    """One row, one column :data:`BAD_ROW`: whether any row of the table breaks a row rule.
+
+    Examples
+    --------
+    >>> lf = pl.LazyFrame({"query": [1, 1], "item": ["a", None], "score": [1.0, 2.0],
+    ...                    "relevance": [1, 0]})
+    >>> any_bad_row(prepare_checks(lf, TableSpec())).collect().item()
+    True
+    """
     return prepared.select(pl.col(BAD_ROW).any())
 
 
-def check_aggregations(cols: Columns, schema: pl.Schema) -> list[pl.Expr]:
-    """Per-query flags of the query rules that apply (row rules: :func:`any_bad_row`)."""
+def check_aggregations(cols: TableSpec, schema: pl.Schema) -> list[pl.Expr]:
+    """Per-query flags of the query rules that apply (row rules: :func:`any_bad_row`).
+
+    Examples
+    --------
+    >>> schema = pl.Schema({"query": pl.Int64, "item": pl.String, "score": pl.Float64,
+    ...                     "relevance": pl.Int64})
+    >>> [flag.meta.output_name() for flag in check_aggregations(TableSpec(ranked=True), schema)]
+    ['__pg_check_duplicate', '__pg_check_ranked_runs']
+    """
     query_rules = [rule for rule in _rules(cols, schema) if rule.flag is not None]
     return [rule.flag(cols).alias(_flag_name(rule)) for rule in query_rules]  # type: ignore[misc]
 
@@ -201,7 +235,13 @@ def _flag_name(rule: _Rule) -> str:
 
 
 def check_columns(schema: pl.Schema) -> list[str]:
-    """Names of the check columns present in ``schema``."""
+    """Names of the check columns present in ``schema``.
+
+    Examples
+    --------
+    >>> check_columns(pl.Schema({"query": pl.Int64, BAD_ROW: pl.Boolean}))
+    ['__pg_check_row']
+    """
     return [n for n in schema.names() if n.startswith(_CHECK_PREFIX)]
 
 
@@ -218,7 +258,7 @@ def _examples(bad: pl.DataFrame, keys: list[str], item: str | None) -> str:
 
 
 def _offending(
-    source: pl.LazyFrame, cols: Columns, bad_rows: pl.Expr, queries: pl.DataFrame | None
+    source: pl.LazyFrame, cols: TableSpec, bad_rows: pl.Expr, queries: pl.DataFrame | None
 ) -> pl.DataFrame:
     """The queries (of ``queries``, or all) with a row matching ``bad_rows``, and its item.
 
@@ -235,10 +275,22 @@ def _offending(
     )
 
 
-def raise_on_bad_rows(frame: pl.DataFrame, cols: Columns, source: pl.LazyFrame) -> pl.DataFrame:
+def raise_on_bad_rows(frame: pl.DataFrame, cols: TableSpec, source: pl.LazyFrame) -> pl.DataFrame:
     """Raise the first broken rule flagged in a per-query frame, else drop the check columns.
 
     ``source`` is the evaluated table, read again to confirm flags and name example rows.
+
+    Examples
+    --------
+    >>> lf = pl.LazyFrame({"query": [1, 1], "item": ["a", "b"], "score": [1.0, float("nan")],
+    ...                    "relevance": [1, 0]})
+    >>> raise_on_bad_rows(pl.DataFrame({"query": [1], BAD_ROW: [False]}), TableSpec(), lf).columns
+    ['query']
+    >>> flagged = pl.DataFrame({"query": [1], BAD_ROW: [True]})
+    >>> raise_on_bad_rows(flagged, TableSpec(), lf)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: column 'score' must not be NaN ... (query=1, item='b')
     """
     for key in cols.keys:
         if frame[key].null_count():

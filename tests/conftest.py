@@ -4,10 +4,11 @@
   the same examples, no deadline, no example database) and ``explore`` (random seeds, for
   hunting locally: ``HYPOTHESIS_PROFILE=explore pytest tests/test_hostile.py``).
 - Fixtures: ``frame_kind`` (every test that takes it runs on a DataFrame and a LazyFrame,
-  as narwhals' ``constructor``), ``random_table`` (a seeded valid long table),
-  ``write_trec`` (a TREC file with a BOM, CRLF, gzip or a truncated gzip) and
-  ``shared_data`` (a path under ``../shared/data``: skips when it is missing, fails under
-  ``CI=true``).
+  as narwhals' ``constructor``), ``random_table`` (the suite's one seeded random long
+  table, :func:`make_random_table`), ``write_trec`` (a TREC file with a BOM, CRLF, gzip or
+  a truncated gzip) and ``shared_data`` (a path under ``../shared/data``: skips when it is
+  missing, fails under ``CI=true``).
+- Optional extras: :func:`import_extra` skips without one, and fails under ``CI=true``.
 - Strategies (import them with ``from conftest import ...``): measure strings, long tables
   of random dtypes with or without hostile values, and TREC files with their expected
   content. Each drawn value carries what a correct library must do with it.
@@ -16,6 +17,7 @@
 from __future__ import annotations
 
 import gzip
+import importlib
 import math
 import os
 from collections import Counter
@@ -23,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import polars as pl
@@ -59,10 +62,28 @@ def require_shared_data(relative: str | os.PathLike[str]) -> Path:
     return path
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def shared_data() -> Callable[[str | os.PathLike[str]], Path]:
-    """``shared_data("trec2003-robust")``: the path, or skip (locally) / fail (CI=true)."""
+    """``shared_data("trec2003-robust")``: the path, or skip (locally) / fail (CI=true).
+
+    Session-scoped, so that module fixtures that load the data can take it too.
+    """
     return require_shared_data
+
+
+def import_extra(module: str, reason: str) -> ModuleType:
+    """``pytest.importorskip`` for an optional extra (``pyspark``, ...), with a reason; under
+    ``CI=true``, where every extra is installed, a missing module fails the test instead.
+
+    Test dependencies (the ``[test]`` extra: hypothesis, pytrec_eval, scipy, matplotlib)
+    are imported directly, never through this.
+    """
+    if in_ci():
+        try:
+            return importlib.import_module(module)
+        except ImportError as error:
+            pytest.fail(f"{module} is missing under CI=true ({reason}): {error}")
+    return pytest.importorskip(module, reason=reason)
 
 
 @dataclass(frozen=True)
@@ -87,60 +108,130 @@ def frame_kind(request: pytest.FixtureRequest) -> FrameKind:
     return FrameKind(request.param)
 
 
+# --------------------------------------------------------------------------- the random table
+
+LABEL_KINDS = ("few", "many", "continuous", "pool")
+"""How a query's labels are drawn (see :func:`random_labels`)."""
+SCORE_KINDS = ("ties", "float", "float32_ties", "mixed")
+"""How a ranking's scores are drawn (see :func:`random_scores`)."""
+
+
+def random_labels(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
+    """``n`` labels of one query: ``"few"`` (-2..4, mostly 0 and 1), ``"many"`` (-2..59:
+    up to 60 levels), ``"continuous"`` (uniform in [-0.5, 4], 1 to 5 decimals) or ``"pool"``
+    (repeats from up to 60 arbitrary floats, 0 and -1)."""
+    if kind == "few":
+        return rng.choice([-2, -1, 0, 0, 0, 1, 1, 2, 3, 4], size=n).astype(float)
+    if kind == "many":
+        return rng.integers(-2, 60, size=n).astype(float)
+    if kind == "continuous":
+        return np.round(rng.uniform(-0.5, 4.0, size=n), int(rng.integers(1, 6)))
+    pool = np.concatenate([[0.0, -1.0], rng.uniform(0.001, 7.0, size=int(rng.integers(1, 60)))])
+    return rng.choice(pool, size=n)
+
+
+def random_scores(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
+    """``n`` scores of one ranking: ``"ties"`` (steps of 0.5 in [0, 2.5]), ``"float"``
+    (normal), ``"float32_ties"`` (distinct as float64, equal as float32: 1000 + j * 1e-9 or
+    100 + j * 1e-6, SPEC §2) or ``"mixed"`` (each row one of the three)."""
+    ties = rng.integers(0, 6, size=n) * 0.5
+    base, step = [(1000.0, 1e-9), (100.0, 1e-6)][int(rng.integers(0, 2))]
+    float32_ties = base + rng.integers(0, 2, size=n) + rng.integers(0, 4, size=n) * step
+    normal = rng.normal(0, 10, size=n)
+    if kind == "ties":
+        return ties
+    if kind == "float":
+        return normal
+    if kind == "float32_ties":
+        return float32_ties
+    return np.choose(rng.integers(0, 3, size=n), [ties, float32_ties, normal])
+
+
+def _judgments(
+    rng: np.random.Generator, n: int, *, kind: str, int_labels: bool, no_relevant: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """A query's labels and which of its rows are judged (a share of 0, 0.5, 0.8 or 1)."""
+    labels = random_labels(rng, n, kind)
+    if int_labels:
+        labels = np.round(labels)
+    if no_relevant:
+        labels = np.minimum(labels, 0.0)
+    share = rng.choice([0.0, 0.5, 0.8, 1.0], p=[0.08, 0.2, 0.52, 0.2])
+    return labels, rng.random(n) < share
+
+
 def make_random_table(
-    seed: int,
+    seed: int | np.random.Generator,
     *,
     systems: int = 0,
     queries: int = 6,
     max_items: int = 30,
     string_items: bool = True,
+    string_queries: bool = True,
     int_labels: bool = False,
+    label_kinds: Sequence[str] = ("few", "continuous"),
+    shared_judgments: bool = True,
+    trec_eval_safe: bool = False,
 ) -> pl.DataFrame:
-    """A valid long table: ties (also float32-only ones), unretrieved judged rows, unjudged
-    retrieved rows, negative labels and queries without a relevant row.
+    """The suite's random long table (SPEC §1), seeded: every case the measures and the
+    references have an opinion on.
 
-    Columns ``query`` (String), ``item`` (String or Int64), ``score`` (Float64, null =
-    unretrieved), ``relevance`` (Float64 or Int64, null = unjudged), and ``system``
-    (String) first when ``systems >= 1``; every system shares the judgments.
+    Per query: 1 to ``max_items`` items; labels of a kind drawn from ``label_kinds`` (see
+    :func:`random_labels`; rounded with ``int_labels``), about 12% of queries without a
+    relevant row, and a judged share of 0 (a query nobody judged), 0.5, 0.8 or 1. Per
+    system and query: scores of a kind of :data:`SCORE_KINDS` (exact ties, float32-only
+    ties, ordinary floats) and a retrieved share of 0 (the system returned nothing), 0.3,
+    0.75, 0.9 or 1; a row neither judged nor retrieved is no row. So the table holds
+    unretrieved judged rows (null score), unjudged retrieved rows (null relevance) and
+    negative labels.
+
+    Columns: ``system`` (String ``s0``, ``s1``, ..., first, only when ``systems >= 1``),
+    ``query`` (String ``q<id>`` or Int64), ``item`` (String ``d<id>``, so that ``d7 > d10``,
+    or Int64), ``score`` (Float64), ``relevance`` (Float64, or Int64 with ``int_labels``).
+    With ``shared_judgments`` every system has the same copy of a query's judgments (the
+    TREC shape); without, each its own. ``trec_eval_safe`` keeps a judged label >= 0 in
+    every judged query (trec_eval misbehaves on a query whose labels are all below -1).
     """
     rng = np.random.default_rng(seed)
     rows: list[tuple] = []
-    for q in range(queries):
+    for q in rng.choice(max(500, 4 * queries), size=queries, replace=False):
         n = int(rng.integers(1, max_items + 1))
-        items = rng.choice(10 * max_items, size=n, replace=False)
-        labels = rng.choice([-2, -1, 0, 0, 0, 1, 1, 2, 3, 4], size=n).astype(float)
-        if not int_labels and rng.random() < 0.3:
-            labels = np.round(rng.uniform(-0.5, 4.0, size=n), 2)
-        if rng.random() < 0.15:
-            labels = np.minimum(labels, 0.0)  # no relevant row
-        judged = rng.random(n) < 0.8
-        for s in range(max(systems, 1)):
-            scores = np.where(
-                rng.random(n) < 0.4,
-                rng.integers(0, 4, size=n).astype(float),  # ties
-                1000.0 + rng.integers(0, 3, size=n) * 1e-9,  # float32-only ties
+        items = rng.choice(max(10 * max_items, 2000), size=n, replace=False)
+        kind = str(rng.choice(list(label_kinds)))
+        no_relevant = bool(rng.random() < 0.12)
+
+        def judge(n: int = n, kind: str = kind, no_relevant: bool = no_relevant) -> tuple:
+            labels, judged = _judgments(
+                rng, n, kind=kind, int_labels=int_labels, no_relevant=no_relevant
             )
-            scores = np.where(rng.random(n) < 0.5, scores, rng.normal(0, 10, size=n))
-            retrieved = rng.random(n) < 0.85
+            if trec_eval_safe and judged.any() and labels[judged].max() < -1:
+                labels[np.flatnonzero(judged)[0]] = 0.0
+            return labels, judged
+
+        common = judge()
+        for s in range(max(systems, 1)):
+            labels, judged = common if shared_judgments else judge()
+            scores = random_scores(rng, n, str(rng.choice(SCORE_KINDS)))
+            share = rng.choice([0.0, 0.3, 0.75, 0.9, 1.0], p=[0.05, 0.1, 0.4, 0.3, 0.15])
+            retrieved = rng.random(n) < share
             for item, label, j, score, r in zip(
                 items, labels, judged, scores, retrieved, strict=True
             ):
-                if not (j or r):
-                    continue  # neither judged nor retrieved: no row
-                rows.append(
-                    (
-                        f"s{s}",
-                        f"q{q}",
-                        f"d{item}" if string_items else int(item),
-                        float(score) if r else None,
-                        float(label) if j else None,
+                if j or r:  # neither judged nor retrieved: no row
+                    rows.append(
+                        (
+                            f"s{s}",
+                            f"q{q}" if string_queries else int(q),
+                            f"d{item}" if string_items else int(item),
+                            float(score) if r else None,
+                            float(label) if j else None,
+                        )
                     )
-                )
     df = pl.DataFrame(
         rows,
         schema={
             "system": pl.String,
-            "query": pl.String,
+            "query": pl.String if string_queries else pl.Int64,
             "item": pl.String if string_items else pl.Int64,
             "score": pl.Float64,
             "relevance": pl.Float64,

@@ -1,8 +1,10 @@
-"""Hypothesis strategies for long (query, item, score, relevance) tables.
+"""Hypothesis strategies for valid long (query, item, score, relevance) tables.
 
 A drawn table follows SPEC.md §1: one row per (by..., query, item); ``score`` null means
 judged but not retrieved, ``relevance`` null means retrieved but unjudged (never both null,
-as after a run/qrels full outer join).
+as after a run/qrels full outer join). :func:`long_tables` draws every kind of label,
+:func:`perfect_tables` perfect rankings, :func:`tied_tables` heavy score ties (for the tie
+policies). The seeded numpy table and the hostile tables are in conftest.py.
 """
 
 from __future__ import annotations
@@ -140,3 +142,73 @@ def perfect_tables(draw, *, labels: str = "int", max_queries: int = 4, max_items
         )
     )
     return df.with_columns(score=pl.col("relevance").cast(pl.Float64))
+
+
+# --- heavy ties ------------------------------------------------------------------------------
+
+# few distinct scores: heavy ties; 2.0 + 1e-9 equals 2.0 as float32 (SPEC §2), so it ties too
+TIED_SCORES = st.sampled_from([1.0, 2.0, 2.0, 2.0 + 1e-9, 3.0])
+TIED_INT_LABELS = st.sampled_from([-2, 0, 0, 1, 1, 2, 3])
+TIED_HALF_LABELS = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 1.5, 2.5])
+
+
+@st.composite
+def tied_tables(
+    draw: st.DrawFn, *, max_items: int = 8, tied: bool = True
+) -> tuple[pl.DataFrame, list[str]]:
+    """A long table with heavy score ties and its ``by`` columns (``["system"]`` or none).
+
+    The systems mostly share the judgments of a query (SPEC §1), so that the table levels
+    of ``mu_ap(levels=table)`` differ between by groups only sometimes; some labels are
+    null (retrieved but unjudged), some negative; some judged rows have a null score (not
+    retrieved); some queries have no relevant row. The rows come in a random order (which
+    ``"input"`` sees). With ``tied=False`` the scores of each (system, query) are
+    distinct, also as float32.
+    """
+    n_systems = draw(st.integers(1, 2))
+    by = ["system"] if n_systems > 1 or draw(st.booleans()) else []
+    shared = draw(st.integers(0, 3)) > 0  # mostly, the systems share the judgments
+    labels = draw(st.sampled_from([TIED_INT_LABELS, TIED_HALF_LABELS]))
+    float_labels = labels is TIED_HALF_LABELS
+    string_items = draw(st.booleans())
+    queries = draw(st.lists(st.integers(0, 50), min_size=1, max_size=3, unique=True))
+    rows = []
+    for q in queries:
+        items = draw(st.lists(st.integers(0, 30), min_size=1, max_size=max_items, unique=True))
+        no_relevant = draw(st.integers(0, 5)) == 0
+
+        def judge(items: list[int] = items, no_relevant: bool = no_relevant) -> list:
+            judgments = []
+            for _ in items:
+                label = None if draw(st.integers(0, 4)) == 0 else draw(labels)
+                if no_relevant and label is not None:
+                    label = min(label, 0)
+                judgments.append(label)
+            return judgments
+
+        common = judge()
+        for s in range(n_systems):
+            judgments = common if shared else judge()
+            distinct = draw(st.permutations(range(len(items))))
+            for i, (it, label) in enumerate(zip(items, judgments, strict=True)):
+                if label is not None and draw(st.integers(0, 4)) == 0:
+                    score = None  # judged, not retrieved
+                elif tied:
+                    score = draw(TIED_SCORES)
+                else:
+                    score = float(distinct[i])
+                rows.append((s, q, f"d{it:02d}" if string_items else it, score, label))
+    order = draw(st.permutations(range(len(rows))))
+    rows = [rows[i] for i in order]
+    df = pl.DataFrame(
+        rows,
+        schema={
+            "system": pl.Int64,
+            "query": pl.Int64,
+            "item": pl.String if string_items else pl.Int64,
+            "score": pl.Float64,
+            "relevance": pl.Float64 if float_labels else pl.Int64,
+        },
+        orient="row",
+    )
+    return (df, by) if by else (df.drop("system"), by)

@@ -1,9 +1,10 @@
-"""The library against the brute-force reference of tests/reference.py, query by query.
+"""The library against the oracle of tests/oracle.py, query by query.
 
-Random tables (seeded numpy) cover what SPEC.md allows: several queries, up to 60 levels,
-continuous labels, score ties (also ties that exist only in float32), null scores, null
-relevance, negative labels, queries without relevant rows or without retrieved rows, custom
-column names and ``by=`` with 2-3 systems (sharing the judgments, or with their own).
+Random tables (conftest's seeded :func:`make_random_table`) cover what SPEC.md allows:
+several queries, up to 60 levels, continuous labels, score ties (also ties that exist only
+in float32), null scores, null relevance, negative labels, queries without relevant rows,
+without judgments or without retrieved rows, custom column names and ``by=`` with 2-3
+systems (sharing the judgments, or with their own).
 """
 
 from __future__ import annotations
@@ -13,107 +14,39 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from conftest import LABEL_KINDS, make_random_table
+from oracle import RefQuery, load
 
 import polars_graded as pg
 
-try:  # tests/ as a package or as a rootdir on sys.path
-    from tests.reference import RefQuery, load
-except ImportError:
-    from reference import RefQuery, load
-
 SEEDS = range(40)
 TOL = 1e-9
+CUSTOM_NAMES = {"query": "qid", "item": "docno", "score": "sim", "relevance": "rel"}
 
 
 # --- random tables -------------------------------------------------------------------------
 
 
-def random_labels(rng: np.random.Generator, n: int) -> tuple[list, str]:
-    kind = rng.choice(["few", "many", "continuous", "pool"])
-    if kind == "few":
-        values = rng.integers(-2, 5, size=n).astype(float)
-    elif kind == "many":  # up to 60 levels
-        values = rng.integers(-2, 60, size=n).astype(float)
-    elif kind == "continuous":
-        values = np.round(rng.uniform(-0.5, 4.0, size=n), int(rng.integers(1, 6)))
-    else:  # a pool of up to 60 arbitrary floats, drawn with repeats
-        pool = np.concatenate([[0.0, -1.0], rng.uniform(0.001, 7.0, size=int(rng.integers(1, 60)))])
-        values = rng.choice(pool, size=n)
-    return [float(v) for v in values], str(kind)
-
-
-def random_scores(rng: np.random.Generator, n: int) -> list[float]:
-    kind = rng.choice(["ties", "float", "float32_ties", "mixed"])
-    if kind == "ties":
-        values = rng.integers(0, 4, size=n).astype(float)
-    elif kind == "float":
-        values = rng.normal(0, 10, size=n)
-    elif kind == "float32_ties":  # distinct as float64, equal as float32 (SPEC §2)
-        values = 1000.0 + rng.integers(0, 3, size=n) * 1e-9 + rng.integers(0, 2, size=n)
-    else:
-        values = np.where(rng.random(n) < 0.5, rng.integers(0, 3, size=n), rng.normal(size=n))
-    return [float(v) for v in values]
-
-
 def random_table(seed: int) -> tuple[pl.DataFrame, dict]:
-    """A random long table and how to read it (column names, by)."""
+    """A random long table of a random shape, and how to read it (column names, ``by``)."""
     rng = np.random.default_rng(seed)
     n_systems = int(rng.choice([1, 1, 2, 3]))
-    shared = bool(rng.random() < 0.7)
-    string_items = bool(rng.random() < 0.5)
-    string_queries = bool(rng.random() < 0.3)
-    int_labels = bool(rng.random() < 0.3)
-    n_queries = int(rng.integers(1, 9))
-    rows: dict[str, list] = {"system": [], "query": [], "item": [], "score": [], "relevance": []}
-    for q in rng.choice(500, size=n_queries, replace=False):
-        n_items = int(rng.integers(1, 45))
-        items = rng.choice(2000, size=n_items, replace=False)
-        p_judged = rng.choice([0.0, 0.5, 0.9, 1.0])
-        p_retrieved = rng.choice([0.0, 0.3, 0.8, 1.0])
-        no_relevant = rng.random() < 0.15
-
-        def judgments(items=items, p_judged=p_judged, no_relevant=no_relevant):
-            labels, _ = random_labels(rng, len(items))
-            if int_labels:
-                labels = [float(round(x)) for x in labels]
-            if no_relevant:
-                labels = [min(x, 0.0) for x in labels]
-            judged = rng.random(len(items)) < p_judged
-            return [lab if j else None for lab, j in zip(labels, judged, strict=True)]
-
-        common = judgments()
-        for s in range(n_systems):
-            labels = common if shared else judgments()
-            scores = random_scores(rng, n_items)
-            retrieved = rng.random(n_items) < p_retrieved
-            for it, lab, sc, ret in zip(items, labels, scores, retrieved, strict=True):
-                if lab is None and not ret:
-                    continue  # neither judged nor retrieved: no row
-                rows["system"].append(f"sys{s}")
-                rows["query"].append(f"q{q}" if string_queries else int(q))
-                rows["item"].append(f"d{it}" if string_items else int(it))
-                rows["score"].append(float(sc) if ret else None)
-                rows["relevance"].append(lab)
-    df = pl.DataFrame(
-        rows,
-        schema={
-            "system": pl.String,
-            "query": pl.String if string_queries else pl.Int64,
-            "item": pl.String if string_items else pl.Int64,
-            "score": pl.Float64,
-            "relevance": pl.Float64,
-        },
+    keep_system = n_systems > 1 or rng.random() < 0.3
+    df = make_random_table(
+        rng,
+        systems=n_systems if keep_system else 0,
+        queries=int(rng.integers(1, 9)),
+        max_items=44,
+        string_items=bool(rng.random() < 0.5),
+        string_queries=bool(rng.random() < 0.3),
+        int_labels=bool(rng.random() < 0.3),
+        label_kinds=LABEL_KINDS,
+        shared_judgments=bool(rng.random() < 0.7),
     )
-    if int_labels:
-        df = df.with_columns(pl.col("relevance").cast(pl.Int64))
-    if n_systems == 1 and rng.random() < 0.7:
-        df = df.drop("system")
-        by = None
-    else:
-        by = "system"
+    by = "system" if keep_system else None
     names = {}
     if rng.random() < 0.3:  # custom column names
-        names = {"query": "qid", "item": "docno", "score": "sim", "relevance": "rel"}
+        names = CUSTOM_NAMES
         df = df.rename(names)
         if by is not None:
             df = df.rename({"system": "run"})
@@ -340,32 +273,55 @@ def test_float32_ranking_differs_from_float64():
 
 def test_random_tables_cover_the_cases():
     # the generator really produces what the module docstring promises
-    seen = {
-        "by": 0,
-        "ties": 0,
-        "null_score": 0,
-        "null_rel": 0,
-        "negative": 0,
-        "many_levels": 0,
-        "no_relevant_query": 0,
-        "nothing_retrieved_query": 0,
-    }
+    seen = dict.fromkeys(
+        [
+            "by",
+            "own_judgments",
+            "custom_names",
+            "ties",
+            "float32_only_ties",
+            "null_score",
+            "null_rel",
+            "negative",
+            "continuous",
+            "many_levels",
+            "no_relevant_query",
+            "nothing_judged_query",
+            "nothing_retrieved_query",
+        ],
+        0,
+    )
     for seed in SEEDS:
         df, opts = random_table(seed)
         rel = opts.get("relevance", "relevance")
         score = opts.get("score", "score")
-        query = opts.get("query", "query")
+        keys = keys_of(opts)
         seen["by"] += opts["by"] is not None
+        seen["custom_names"] += rel != "relevance"
         seen["null_score"] += df[score].null_count() > 0
         seen["null_rel"] += df[rel].null_count() > 0
         seen["negative"] += (df[rel] < 0).any()
+        seen["continuous"] += (df[rel].drop_nulls() % 1 != 0).any()
         seen["many_levels"] += df.filter(pl.col(rel) > 0)[rel].n_unique() > 30
-        per_q = df.group_by([*keys_of(opts)[:-1], query]).agg(
+        per_q = df.group_by(keys).agg(
             top=pl.col(rel).max(),
+            n_judged=pl.col(rel).count(),
             n_ret=pl.col(score).count(),
             ties=pl.col(score).cast(pl.Float32).drop_nulls().is_duplicated().any(),
+            f32_ties=pl.col(score).drop_nulls().n_unique()
+            > pl.col(score).cast(pl.Float32).drop_nulls().n_unique(),
         )
         seen["ties"] += per_q["ties"].any()
+        seen["float32_only_ties"] += per_q["f32_ties"].any()
         seen["no_relevant_query"] += (per_q["top"].fill_null(0) <= 0).any()
+        seen["nothing_judged_query"] += (per_q["n_judged"] == 0).any()
         seen["nothing_retrieved_query"] += (per_q["n_ret"] == 0).any()
+        if opts["by"] is not None:  # a query the systems judged differently
+            judgments = (
+                df.filter(pl.col(rel).is_not_null())
+                .group_by(keys[-1], opts["by"])
+                .agg(pl.struct(opts.get("item", "item"), rel).sort_by(opts.get("item", "item")))
+            )
+            per_query = judgments.group_by(keys[-1]).agg(pl.col(judgments.columns[-1]).n_unique())
+            seen["own_judgments"] += (per_query[judgments.columns[-1]] > 1).any()
     assert all(v > 0 for v in seen.values()), seen

@@ -18,7 +18,16 @@ import scipy.stats
 from polars.testing import assert_frame_equal
 
 import polars_graded as pg
-from polars_graded.compare import OUTPUT_COLUMNS, compare, holm
+from polars_graded.compare import (
+    MISSING_POLICIES,
+    OUTPUT_COLUMNS,
+    by_column,
+    compare,
+    compared_queries,
+    holm,
+    order_systems,
+    query_grid,
+)
 
 FAST = {"trials": 2000, "bootstrap": 2000}
 
@@ -362,11 +371,11 @@ def test_columns_dtypes_and_order() -> None:
 
 def test_default_measures_baseline_and_custom_key_names() -> None:
     frame = per_query_table(3, 20).rename({"system": "run", "query": "topic"})
-    out = compare(frame, system="run", query="topic", **FAST)
+    out = compare(frame, by="run", query="topic", **FAST)
     assert out.columns[0] == "run"
     assert out["measure"].unique(maintain_order=True).to_list() == ["ap", "ndcg@10"]
     assert out["run"].to_list()[:3] == ["s0", "s1", "s2"]
-    lazy = compare(frame.lazy(), system="run", query="topic", **FAST)
+    lazy = compare(frame.lazy(), by="run", query="topic", **FAST)
     assert_frame_equal(out, lazy)
 
 
@@ -378,10 +387,57 @@ def test_few_queries() -> None:
     assert (out["p_randomization"] == 1.0).all()
 
 
+# --- the system column, the baseline, the compared queries -------------------------------------
+
+
+def test_system_is_a_deprecated_alias_of_by() -> None:
+    frame = per_query_table(3, 20).rename({"system": "run"})
+    expected = compare(frame, by="run", **FAST)
+    with pytest.warns(DeprecationWarning, match="system= is deprecated") as caught:
+        old = compare(frame, system="run", **FAST)
+    assert caught[0].filename == __file__  # the warning points at the caller
+    assert_frame_equal(old, expected, check_exact=True)
+    assert old.columns[0] == "run"  # the system column keeps its name
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="column once"):
+        compare(frame, by="run", system="team", **FAST)
+    assert by_column(["run"]) == "run"
+    for by in (["run", "team"], []):
+        with pytest.raises(pg.InvalidValueError, match="exactly one system column"):
+            compare(frame, by=by, **FAST)
+
+
+def test_order_systems_puts_the_baseline_first() -> None:
+    systems = pl.Series("run", ["b", "c", "a", "c"])
+    assert order_systems(systems).to_list() == ["a", "b", "c"]
+    assert order_systems(systems, "c").to_list() == ["c", "a", "b"]
+    with pytest.raises(pg.InvalidValueError, match="baseline 'z' is not a system of column 'run'"):
+        order_systems(systems, "z")
+
+
+def test_compared_queries_and_the_grid_follow_the_missing_policy() -> None:
+    """The one definition of the missing-query policy: compare's counts and means agree with
+    the grid the report averages over."""
+    frame = per_query_table(4, 30, drop=0.2, seed=9)
+    assert MISSING_POLICIES == ("zero", "common")
+    for missing in MISSING_POLICIES:
+        queries = compared_queries(frame, missing)  # type: ignore[arg-type]
+        out = compare(frame, ["ap"], missing=missing, **FAST)  # type: ignore[arg-type]
+        assert (out["n_queries"] == queries.len()).all()
+        grid = query_grid(frame.select("system", "query", "ap"), ["s0", "s1", "s2", "s3"], missing)  # type: ignore[arg-type]
+        assert grid.height == 4 * queries.len()
+        assert grid.null_count().sum_horizontal().item() == 0
+        means = grid.group_by("system").agg(pl.col("ap").mean()).sort("system")
+        assert out.sort("system")["mean"].to_list() == pytest.approx(means["ap"].to_list())
+    every = frame.get_column("query").unique().sort()
+    assert compared_queries(frame).to_list() == every.to_list()
+    counts = frame.group_by("query").len().filter(pl.col("len") == 4)["query"].sort()
+    assert compared_queries(frame, "common").to_list() == counts.to_list()
+
+
 # --- errors ----------------------------------------------------------------------------------
 
 
-KEYS = {"system": "run_x7", "query": "topic_x7"}
+KEYS = {"by": "run_x7", "query": "topic_x7"}
 
 
 def bad_input() -> pl.DataFrame:
@@ -487,7 +543,7 @@ def test_measure_that_is_a_key_or_repeated() -> None:
 
 def test_system_column_named_like_a_result_column() -> None:
     frame = bad_input().rename({"run_x7": "diff"})
-    message = raises(pg.InvalidValueError, frame, system="diff")
+    message = raises(pg.InvalidValueError, frame, by="diff")
     assert "'diff'" in message
 
 
@@ -530,7 +586,7 @@ def test_namespace_equals_evaluate_then_compare() -> None:
     options = {"baseline": "r1", "missing": "common", "seed": 5, "confidence": 0.9, **FAST}
     out = table.graded.compare(measures, by="run", **options, **NAMES)
     per_query = table.graded.evaluate(measures, by="run", **NAMES)
-    expected = compare(per_query, system="run", query="qid", **options)
+    expected = compare(per_query, by="run", query="qid", **options)
     assert_frame_equal(out, expected)
     assert out["measure"].unique(maintain_order=True).to_list() == ["mu_ap", "ndcg@5", "ap(rel=2)"]
     lazy = table.lazy().graded.compare(measures, by=["run"], **options, **NAMES)

@@ -1,20 +1,22 @@
 """examples/ohsumed.py: the paper's OHSUMED figures (Fig. 6-8) on the first 10 queries.
 
-The example is loaded by path. Tests that read LETOR 3.0 OHSUMED skip when the data folder
-beside the repository is absent; the figure tests skip without matplotlib.
+The example is loaded by path. Tests that read LETOR 3.0 OHSUMED take it through conftest's
+``shared_data`` (they skip locally when the data folder beside the repository is absent, and
+fail under ``CI=true``).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import polars as pl
 import pytest
+from matplotlib.image import imread
 
 import polars_graded as pg
 
@@ -33,10 +35,6 @@ def _load_example() -> ModuleType:
 
 
 ohsumed = _load_example()
-needs_data = pytest.mark.skipif(
-    not (ohsumed.DEFAULT_DATA / "Feature-min.all.parquet").is_file(),
-    reason=f"LETOR 3.0 OHSUMED not found at {ohsumed.DEFAULT_DATA}",
-)
 
 
 # --------------------------------------------------------------------------- references
@@ -89,8 +87,14 @@ def ranked_labels(wide: pl.DataFrame, feature: str, labels: str) -> list[list[fl
 
 
 @pytest.fixture(scope="module")
-def wide() -> pl.DataFrame:
-    return ohsumed.load(queries=QUERIES)
+def data(shared_data: Callable[[str], Path]) -> Path:
+    """The ``letor3-ohsumed`` folder, holding the table the example reads."""
+    return shared_data("letor3-ohsumed/Feature-min.all.parquet").parent
+
+
+@pytest.fixture(scope="module")
+def wide(data: Path) -> pl.DataFrame:
+    return ohsumed.load(data, queries=QUERIES)
 
 
 @pytest.fixture(scope="module")
@@ -115,13 +119,11 @@ def cell(table: pl.DataFrame, strategy: int, column: str) -> float:
 # --------------------------------------------------------------------------- the tables
 
 
-@needs_data
 def test_load_keeps_the_first_queries(wide: pl.DataFrame) -> None:
     assert wide["qid"].unique().sort().to_list() == list(range(1, QUERIES + 1))
     assert wide.select(pl.struct("qid", "docid").is_unique().all()).item()
 
 
-@needs_data
 def test_every_table_has_all_eight_strategies(tables: dict[str, pl.DataFrame]) -> None:
     assert sorted(tables) == ["fig6", "fig7", "fig8"]
     for table in tables.values():
@@ -130,12 +132,10 @@ def test_every_table_has_all_eight_strategies(tables: dict[str, pl.DataFrame]) -
         assert {"mu_ap", "mean_ndcg", "mean_ndcng"} <= set(table.columns)
 
 
-@needs_data
 def test_fig6_columns_are_map_at_1_and_2(tables: dict[str, pl.DataFrame]) -> None:
     assert ohsumed.map_columns(tables["fig6"]) == ["ap(rel=1)", "ap(rel=2)"]
 
 
-@needs_data
 @pytest.mark.parametrize(
     ("figure", "labels", "strategy"),
     [("fig6", "label", 11), ("fig6", "label", 19), ("fig7", "f1", 15), ("fig8", "f9", 1)],
@@ -153,7 +153,6 @@ def test_mu_map_equals_a_naive_recomputation(
     )
 
 
-@needs_data
 def test_map_at_2_equals_a_naive_recomputation(
     wide: pl.DataFrame, tables: dict[str, pl.DataFrame]
 ) -> None:
@@ -161,7 +160,6 @@ def test_map_at_2_equals_a_naive_recomputation(
     assert cell(tables["fig6"], 9, "ap(rel=2)") == pytest.approx(np.mean(per_query), abs=1e-12)
 
 
-@needs_data
 def test_cells_equal_the_expressions_on_the_wide_table(
     wide: pl.DataFrame, tables: dict[str, pl.DataFrame]
 ) -> None:
@@ -181,7 +179,6 @@ def test_cells_equal_the_expressions_on_the_wide_table(
     )
 
 
-@needs_data
 @pytest.mark.parametrize(("strategy", "labels"), [(1, "virtual_tf"), (9, "virtual_tfidf")])
 def test_a_strategy_is_perfect_against_its_own_values(
     long: pl.DataFrame, strategy: int, labels: str
@@ -195,7 +192,6 @@ def test_a_strategy_is_perfect_against_its_own_values(
     assert scored.select(pl.col(names).min()).row(0) == pytest.approx([1.0] * len(names))
 
 
-@needs_data
 def test_the_reference_strategies_score_one_in_their_figures(
     tables: dict[str, pl.DataFrame],
 ) -> None:
@@ -204,7 +200,6 @@ def test_the_reference_strategies_score_one_in_their_figures(
             assert cell(tables[figure], strategy, column) == pytest.approx(1.0)
 
 
-@needs_data
 def test_constant_features_tie_everywhere_and_score_alike(
     long: pl.DataFrame, tables: dict[str, pl.DataFrame]
 ) -> None:
@@ -220,7 +215,6 @@ def test_constant_features_tie_everywhere_and_score_alike(
         assert max(spread) < 1e-12
 
 
-@needs_data
 def test_thresholds_follow_the_labels(long: pl.DataFrame) -> None:
     by_key = {figure.key: figure.thresholds for figure in ohsumed.figures(long)}
     assert by_key["fig6"] == (1.0, 2.0)
@@ -229,7 +223,6 @@ def test_thresholds_follow_the_labels(long: pl.DataFrame) -> None:
     assert len(by_key["fig8"]) == 6
 
 
-@needs_data
 def test_levels_report_counts_distinct_positive_labels(long: pl.DataFrame) -> None:
     report = ohsumed.level_report(long, "expert").row(0, named=True)
     assert report["levels_max"] <= 2
@@ -250,7 +243,6 @@ def averaged(long: pl.DataFrame) -> dict[str, pl.DataFrame]:
     }
 
 
-@needs_data
 @pytest.mark.parametrize("strategy", [5, 21, 22])
 def test_average_moves_the_constant_strategies_and_equals_evaluate(
     long: pl.DataFrame,
@@ -272,7 +264,6 @@ def test_average_moves_the_constant_strategies_and_equals_evaluate(
         assert docid_order == pytest.approx(trec_eval[column].mean(), abs=1e-12)
 
 
-@needs_data
 def test_ties_among_equal_labels_change_nothing(averaged: dict[str, pl.DataFrame]) -> None:
     """Strategy 1 ties 99.7% of its rows, but against its own values (Fig. 7) every tie
     holds equal labels, so every order of the tied rows is perfect."""
@@ -280,7 +271,6 @@ def test_ties_among_equal_labels_change_nothing(averaged: dict[str, pl.DataFrame
         assert cell(averaged["fig7"], 1, column) == pytest.approx(1.0)
 
 
-@needs_data
 def test_tie_comparison_sets_both_policies_side_by_side(
     long: pl.DataFrame, tables: dict[str, pl.DataFrame], averaged: dict[str, pl.DataFrame]
 ) -> None:
@@ -324,23 +314,22 @@ def test_rank_agreement_counts_swapped_pairs() -> None:
 # --------------------------------------------------------------------------- the command
 
 
-@needs_data
 def test_main_prints_the_tables_and_writes_valid_pngs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], tables: dict[str, pl.DataFrame]
+    data: Path,
+    long: pl.DataFrame,
+    tables: dict[str, pl.DataFrame],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    pytest.importorskip("matplotlib")
-    from matplotlib.image import imread
-
-    assert ohsumed.main(["--queries", str(QUERIES), "--out", str(tmp_path)]) == 0
+    args = ["--data", str(data), "--queries", str(QUERIES), "--out", str(tmp_path)]
+    assert ohsumed.main(args) == 0
     out = capsys.readouterr().out
     assert "float32" in out
     assert "docid descending" in out
     assert "LETOR 2.0" in out
     assert f"{cell(tables['fig6'], 11, 'mu_ap'):.4f}" in out
     ties = out[out.index("=== Ties: the same table under ties='trec_eval' and ties='average'") :]
-    averaged = ohsumed.evaluate_strategies(
-        ohsumed.long_table(ohsumed.load(queries=QUERIES)), thresholds=(), ties="average"
-    )
+    averaged = ohsumed.evaluate_strategies(long, thresholds=(), ties="average")
     assert f"{cell(averaged, 5, 'mu_ap'):.4f}" in ties
     assert "Strategies 5, 21, 22 are constant in every query" in ties
     for name in ("fig6_expert_labels", "fig7_virtual_user_tf", "fig8_virtual_user_tfidf",
@@ -352,9 +341,11 @@ def test_main_prints_the_tables_and_writes_valid_pngs(
         assert width > 400
 
 
-@needs_data
-def test_no_plots_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert ohsumed.main(["--queries", "3", "--no-plots", "--out", str(tmp_path)]) == 0
+def test_no_plots_writes_nothing(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--data", str(data), "--queries", "3", "--no-plots", "--out", str(tmp_path)]
+    assert ohsumed.main(args) == 0
     assert "fig8" in capsys.readouterr().out
     assert list(tmp_path.iterdir()) == []
 

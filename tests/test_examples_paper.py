@@ -233,7 +233,6 @@ def test_swap_counts_keep_the_reported_ks(artificial):
 
 
 def test_plot_writes_valid_pngs(artificial, small, tmp_path):
-    pytest.importorskip("matplotlib")
     _, means = small
     paths = artificial.plot(means, tmp_path / "figures")
     assert [p.name for p in paths] == ["fig4_uniform.png", "fig5_nonuniform.png"]
@@ -259,7 +258,6 @@ def test_main_prints_spreads_and_verdict(artificial, tmp_path, capsys):
 
 
 def test_main_writes_figures(artificial, tmp_path, capsys):
-    pytest.importorskip("matplotlib")
     out = tmp_path / "figs"
     assert artificial.main(["--runs", "2", "--swaps", "10", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["fig4_uniform.png", "fig5_nonuniform.png"]

@@ -43,7 +43,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import polars_graded as pg
-from polars_graded.ranking import TIE_POLICIES
+from polars_graded.options import TIE_POLICIES
 
 SMALL = pl.DataFrame(
     {

@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import matplotlib  # noqa: F401 (``report`` needs its extras, test dependencies: no skip)
 import polars as pl
 import pytest
+import scipy  # noqa: F401
 from conftest import (
     MEASURES,
     Table,
@@ -28,10 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polars_graded import cli
-from polars_graded.ranking import TIE_POLICIES
-
-pytest.importorskip("matplotlib")  # report needs its extras
-pytest.importorskip("scipy")
+from polars_graded.options import TIE_POLICIES
 
 SLOW = [
     HealthCheck.too_slow,

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import polars_graded as pg
 from polars_graded import cli
-from polars_graded.ranking import TIE_POLICIES
+from polars_graded.options import TIE_POLICIES
 
 SLOW = [
     HealthCheck.too_slow,

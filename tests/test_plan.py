@@ -1,17 +1,19 @@
 """The evaluation plan (polars_graded/plan.py): output names, the net that lets no NaN or
-infinite value out, and the warning for a threshold above every label of the table."""
+infinite value out, the warning for a threshold above every label of the table, and
+trec_eval's geometric mean (``mean="geometric"``, its gm_map)."""
 
 from __future__ import annotations
 
 import math
 import warnings
 
+import numpy as np
 import polars as pl
 import pytest
 
 import polars_graded as pg
 from polars_graded import plan
-from polars_graded.ranking import Columns
+from polars_graded.options import TableSpec
 
 
 def table(labels: list[float] | None = None) -> pl.DataFrame:
@@ -69,7 +71,7 @@ def test_summary_and_lazy_frames_take_a_mapping() -> None:
 
 
 def test_per_query_takes_a_mapping() -> None:
-    cols = Columns(by=("system",))
+    cols = TableSpec(by=("system",))
     out = plan.per_query(table().lazy(), {"p5": "p@5", "mrr": pg.RR}, cols).collect()
     assert out.columns == ["system", "query", "p5", "mrr"]
 
@@ -96,7 +98,6 @@ def test_the_query_count_name_is_refused_in_a_summary() -> None:
 
 
 def test_compare_takes_a_mapping() -> None:
-    pytest.importorskip("scipy")
     out = table().graded.compare({"average precision": "ap"}, trials=10, bootstrap=10)
     assert out["measure"].unique().to_list() == ["average precision"]
 
@@ -177,7 +178,7 @@ def test_no_warning_when_a_threshold_is_reached(labels: list, measures: list[str
 
 def test_the_warning_can_be_left_to_the_caller() -> None:
     # A caller evaluating a table in parts collects each part's largest label, warns once.
-    cols = Columns()
+    cols = TableSpec()
     df = table([0, 0.9, 0.5, 0.25, 0, 0.75])
     largest: list[float | None] = []
     with warnings.catch_warnings(record=True) as record:
@@ -216,3 +217,32 @@ def test_a_query_gets_the_same_bits_whatever_queries_it_is_evaluated_with(measur
         assert alone.row(0) == together.filter(pl.col("query") == q).row(0)
     if measure == "p@10":  # trec_eval's quotient: hits / 10, exactly
         assert together[measure].to_list() == [h / 10 for h in hits.values()]
+
+
+# --------------------------------------------------------------------------- geometric mean
+
+
+def test_geometric_mean_is_trec_evals() -> None:
+    df = pl.DataFrame(
+        {
+            "system": ["a"] * 6,
+            "query": [1, 1, 2, 2, 3, 3],
+            "item": ["x", "y"] * 3,
+            "score": [2.0, 1.0] * 3,
+            "relevance": [0, 1, 1, 0, 0, 0],
+        }
+    )
+    per_query = df.graded.evaluate(["ap", "bpref"], by="system")
+    got = df.graded.summary(["ap", "bpref"], by="system", mean="geometric")
+    for name in ("ap", "bpref"):
+        values = np.maximum(per_query[name].to_numpy(), 1e-5)
+        assert got[f"gm_{name}"].item() == pytest.approx(math.exp(np.log(values).mean()))
+    assert got["num_q"].item() == 3
+    lazy = df.lazy().graded.summary(["ap"], mean="geometric").collect()
+    assert lazy.columns == ["num_q", "gm_ap"]
+
+
+def test_bad_mean() -> None:
+    df = pl.DataFrame({"query": [1], "item": ["a"], "score": [1.0], "relevance": [1]})
+    with pytest.raises(pg.InvalidValueError, match="mean"):
+        df.graded.summary(["ap"], mean="harmonic")  # type: ignore[arg-type]

@@ -7,13 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from strategies import long_tables, perfect_tables
 
 import polars_graded as pg
-
-try:  # tests/ as a package or as a rootdir on sys.path
-    from tests.strategies import long_tables, perfect_tables
-except ImportError:
-    from strategies import long_tables, perfect_tables
 
 SETTINGS = settings(
     max_examples=30,

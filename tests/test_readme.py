@@ -8,15 +8,15 @@ expression is collected, as the next cell would. The ``polars-graded`` commands 
 ```bash blocks run in process (``cli.main``) in the same folder; those on ``../shared/data``
 run when the data is there (they fail under ``CI=true`` without it). A block that cannot
 run anywhere is marked ``<!-- readme-test: skip (reason) -->`` right before it; a block
-that uses Spark skips without Java or pyspark. A GradedWarning is an error here: an example
-that warns does not describe its data.
+that uses Spark skips without Java, or without pyspark (which fails under ``CI=true``, where
+the extra is installed). A GradedWarning is an error here: an example that warns does not
+describe its data.
 """
 
 from __future__ import annotations
 
 import ast
 import glob
-import importlib.util
 import re
 import shlex
 import shutil
@@ -27,7 +27,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import make_random_table, require_shared_data, trec_text, write_trec_file
+from conftest import (
+    import_extra,
+    make_random_table,
+    require_shared_data,
+    trec_text,
+    write_trec_file,
+)
 
 from polars_graded import cli, errors
 
@@ -152,12 +158,11 @@ def test_readme_has_examples() -> None:
     assert len(BASH) >= 4
 
 
-def _spark_missing() -> str | None:
-    if importlib.util.find_spec("pyspark") is None:
-        return "pyspark is not installed"
+def require_spark() -> None:
+    """Skip without pyspark (fail under CI) or without Java."""
+    import_extra("pyspark", "the README's Spark example needs the [spark] extra")
     if shutil.which("java") is None:
-        return "Java is not installed"
-    return None
+        pytest.skip("the README's Spark example needs Java on PATH")
 
 
 def run_python(block: Block, namespace: dict) -> None:
@@ -182,11 +187,10 @@ def test_readme_python_blocks(folder: Path, monkeypatch: pytest.MonkeyPatch, sub
         with subtests.test(msg=block.where):
             if block.skip:
                 pytest.skip(block.skip)
-            if "pyspark" in block.code and (reason := _spark_missing()):
-                pytest.skip(reason)
+            if "pyspark" in block.code:
+                require_spark()
             with warnings.catch_warnings():
-                if hasattr(errors, "GradedWarning"):
-                    warnings.simplefilter("error", errors.GradedWarning)
+                warnings.simplefilter("error", errors.GradedWarning)
                 run_python(block, namespace)
 
 

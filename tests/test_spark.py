@@ -1,24 +1,25 @@
 """polars_graded.spark: the per-query values equal the in-process path, in Spark local mode.
 
 Spark runs as ``local[2]`` on 127.0.0.1 with its UI off and few shuffle partitions, the
-workers on this interpreter. The module skips when pyspark or Java 17+ is missing.
+workers on this interpreter, on conftest's random table. The module skips when pyspark is
+missing (and fails under ``CI=true``, which installs the ``[spark]`` extra) or when Java 17+
+is not on PATH (a system tool, not a Python dependency).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
+from conftest import import_extra, make_random_table
 from polars.testing import assert_frame_equal
 
 import polars_graded as pg
@@ -34,8 +35,7 @@ def _java_major() -> int | None:
     return int(found[1]) if found else None
 
 
-if importlib.util.find_spec("pyspark") is None:
-    pytest.skip("pyspark is not installed: pip install -e '.[spark]'", allow_module_level=True)
+import_extra("pyspark", "pyspark is not installed: pip install -e '.[spark]'")
 if (_java_major() or 0) < 17:
     pytest.skip("Spark needs Java 17 or newer on PATH", allow_module_level=True)
 
@@ -44,7 +44,6 @@ from pyspark.sql import SparkSession  # noqa: E402
 
 from polars_graded import spark as pgs  # noqa: E402
 
-ROBUST = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec2003-robust"
 MEASURES = [
     "mu_ap",
     "mu_ap(levels=table)",
@@ -87,41 +86,12 @@ def spark() -> Iterator[SparkSession]:
 
 
 def random_table(seed: int, queries: int = 60) -> pl.DataFrame:
-    """Two systems sharing judgments: rounded scores (ties), unretrieved judged rows, unjudged
-    retrieved rows, negative labels and queries without a relevant row."""
-    rng = np.random.default_rng(seed)
-    parts = []
-    for q in range(queries):
-        n = int(rng.integers(1, 40))
-        items = [f"d{i}" for i in rng.choice(400, n, replace=False)]
-        labels = rng.choice([None, -1, 0, 0, 0, 1, 2, 3], n) if q % 7 else rng.choice([None, 0], n)
-        for system in ("bm25", "dense"):
-            scores = np.round(rng.normal(size=n), 1)
-            retrieved = rng.random(n) < 0.85
-            parts.append(
-                pl.DataFrame(
-                    {
-                        "system": system,
-                        "query": f"q{q}",
-                        "item": items,
-                        "score": [
-                            float(s) if r else None for s, r in zip(scores, retrieved, strict=True)
-                        ],
-                        "relevance": [None if lab is None else int(lab) for lab in labels],
-                    },
-                    schema={
-                        "system": pl.String,
-                        "query": pl.String,
-                        "item": pl.String,
-                        "score": pl.Float64,
-                        "relevance": pl.Int64,
-                    },
-                )
-            )
-    table = pl.concat(parts)
-    # judged rows nobody retrieved and retrieved rows nobody judged both survive; drop rows
-    # that are neither (a null score with a null label is not a row of the long table)
-    return table.filter(pl.col("score").is_not_null() | pl.col("relevance").is_not_null())
+    """conftest's random table with two systems (s0, s1) sharing judgments and integer labels
+    -2..4: ties (also float32-only ones), unretrieved judged rows, unjudged retrieved rows,
+    queries without a relevant row, without judgments or without retrieved rows."""
+    return make_random_table(
+        seed, systems=2, queries=queries, int_labels=True, label_kinds=("few",)
+    )
 
 
 def to_spark(spark: SparkSession, df: pl.DataFrame) -> SparkDataFrame:
@@ -159,18 +129,18 @@ def test_tie_policies(spark: SparkSession, ties: str) -> None:
 
 
 def test_table_levels_without_by_run_in_one_partition(spark: SparkSession) -> None:
-    table = random_table(4, queries=20).filter(pl.col("system") == "bm25").drop("system")
+    table = random_table(4, queries=20).filter(pl.col("system") == "s0").drop("system")
     measures = ["mu_ap(levels=table)", "ap"]
     got = pgs.evaluate(to_spark(spark, table), measures, partitions=5)
     assert_frame_equal(collected(got, ["query"]), table.graded.evaluate(measures), check_exact=True)
 
 
-@pytest.mark.skipif(not ROBUST.is_dir(), reason=f"TREC 2003 Robust data not found at {ROBUST}")
-def test_a_real_trec_run(spark: SparkSession) -> None:
+def test_a_real_trec_run(spark: SparkSession, shared_data: Callable[[str], Path]) -> None:
     from polars_graded.report import trec_table
 
-    runs = [ROBUST / "runs" / f"input.{tag}.gz" for tag in ("InexpC2", "rutcor03100")]
-    table = trec_table(runs, ROBUST / "robust03_qrels.txt.gz")
+    robust = shared_data("trec2003-robust")
+    runs = [robust / "runs" / f"input.{tag}.gz" for tag in ("InexpC2", "rutcor03100")]
+    table = trec_table(runs, robust / "robust03_qrels.txt.gz")
     measures = ["mu_ap", "ap", "ndcg(gain=linear)@10", "p@10", "rr", "bpref"]
     got = pgs.evaluate(to_spark(spark, table), measures, by="system", partitions=4)
     expected = table.graded.evaluate(measures, by="system")
@@ -262,11 +232,9 @@ CONNECT_SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("grpc") is None, reason="Spark Connect needs pyspark[connect]"
-)
 def test_spark_connect(tmp_path: Path) -> None:
     """A Spark Connect session (a local server), in its own process: one JVM per process."""
+    import_extra("grpc", "Spark Connect needs pyspark[connect] (the [spark] extra)")
     path = tmp_path / "table.parquet"
     random_table(7, queries=15).write_parquet(path)
     script = CONNECT_SCRIPT.format(config=SESSION_CONFIG, measures=["mu_ap", "ndcg@10", "rr"])

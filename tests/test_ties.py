@@ -3,9 +3,11 @@
 ``"trec_eval"`` (the default) breaks a tie by item descending, ``"input"`` keeps the table's
 row order, ``"optimistic"`` / ``"pessimistic"`` put the higher / lower label first (null
 last / first), and ``"average"`` is the exact expected value over every ordering of every tie
-group (McSherry and Najork, ECIR 2008). The brute force of tests/ties_reference.py
-enumerates those orderings with ``itertools.permutations``; a second, independent route
-rewrites the item ids so that the default item-descending tie order is the intended one.
+group (McSherry and Najork, ECIR 2008). The oracle of tests/oracle_ties.py enumerates those
+orderings with ``itertools.permutations``; a second, independent route rewrites the item ids
+so that the default item-descending tie order is the intended one. The sorter itself
+(``ranking.sort_ranked``, ranked input) is tested in test_ranking, the option in
+test_options.
 """
 
 from __future__ import annotations
@@ -15,29 +17,27 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections import Counter
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from unittest.mock import patch
 
+import oracle
+import oracle_ties
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, assume, find, given, settings
 from hypothesis import strategies as st
+from oracle import RefQuery, load
+from oracle_ties import POLICIES, policy_values
 from polars.testing import assert_frame_equal
+from strategies import long_tables, tied_tables
 
 import polars_graded as pg
 from polars_graded.cli import main
 from polars_graded.measures import MEASURES as LIBRARY_MEASURES
-from polars_graded.measures import threshold_sweep
-
-try:  # tests/ as a package or as a rootdir on sys.path
-    import tests.ties_reference as ref
-    from tests.reference import RefQuery, load
-    from tests.ties_reference import POLICIES, policy_values
-except ImportError:
-    import ties_reference as ref
-    from reference import RefQuery, load
-    from ties_reference import POLICIES, policy_values
+from polars_graded.measures import mu_ap_sweep
 
 
 def base_name(measure: str) -> str:
@@ -45,10 +45,10 @@ def base_name(measure: str) -> str:
     return measure.split("(", maxsplit=1)[0].split("@", maxsplit=1)[0]
 
 
-# every measure of the reference that the library has (see test_every_measure_is_covered)
-MEASURES = [m for m in ref.MEASURES if base_name(m) in LIBRARY_MEASURES]
-MONOTONE = [m for m in ref.MONOTONE if m in MEASURES]
-ANTITONE = [m for m in ref.ANTITONE if m in MEASURES]
+# every measure of the oracle that the library has (see test_every_measure_is_covered)
+MEASURES = [m for m in oracle.MEASURES if base_name(m) in LIBRARY_MEASURES]
+MONOTONE = [m for m in oracle.MONOTONE if m in MEASURES]
+ANTITONE = [m for m in oracle.ANTITONE if m in MEASURES]
 TOL = 1e-12
 SETTINGS = settings(
     max_examples=30,
@@ -57,75 +57,7 @@ SETTINGS = settings(
 )
 FEWER = settings(SETTINGS, max_examples=15)
 
-# few distinct scores: heavy ties; 2.0 + 1e-9 equals 2.0 as float32 (SPEC §2), so it ties too
-TIED_SCORES = st.sampled_from([1.0, 2.0, 2.0, 2.0 + 1e-9, 3.0])
-INT_LABELS = st.sampled_from([-2, 0, 0, 1, 1, 2, 3])
-HALF_LABELS = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 1.5, 2.5])
-
-
 # --- tables -------------------------------------------------------------------------------
-
-
-@st.composite
-def tied_tables(
-    draw: st.DrawFn, *, max_items: int = 8, tied: bool = True
-) -> tuple[pl.DataFrame, list[str]]:
-    """A long table with heavy score ties and its ``by`` columns (``["system"]`` or none).
-
-    The systems mostly share the judgments of a query (SPEC §1), so that the table levels
-    of ``mu_ap(levels=table)`` differ between by groups only sometimes; some labels are
-    null (retrieved but unjudged), some negative; some judged rows have a null score (not
-    retrieved); some queries have no relevant row. The rows come in a random order (which
-    ``"input"`` sees). With ``tied=False`` the scores of each (system, query) are
-    distinct, also as float32.
-    """
-    n_systems = draw(st.integers(1, 2))
-    by = ["system"] if n_systems > 1 or draw(st.booleans()) else []
-    shared = draw(st.integers(0, 3)) > 0  # mostly, the systems share the judgments
-    labels = draw(st.sampled_from([INT_LABELS, HALF_LABELS]))
-    float_labels = labels is HALF_LABELS
-    string_items = draw(st.booleans())
-    queries = draw(st.lists(st.integers(0, 50), min_size=1, max_size=3, unique=True))
-    rows = []
-    for q in queries:
-        items = draw(st.lists(st.integers(0, 30), min_size=1, max_size=max_items, unique=True))
-        no_relevant = draw(st.integers(0, 5)) == 0
-
-        def judge(items: list[int] = items, no_relevant: bool = no_relevant) -> list:
-            judgments = []
-            for _ in items:
-                label = None if draw(st.integers(0, 4)) == 0 else draw(labels)
-                if no_relevant and label is not None:
-                    label = min(label, 0)
-                judgments.append(label)
-            return judgments
-
-        common = judge()
-        for s in range(n_systems):
-            judgments = common if shared else judge()
-            distinct = draw(st.permutations(range(len(items))))
-            for i, (it, label) in enumerate(zip(items, judgments, strict=True)):
-                if label is not None and draw(st.integers(0, 4)) == 0:
-                    score = None  # judged, not retrieved
-                elif tied:
-                    score = draw(TIED_SCORES)
-                else:
-                    score = float(distinct[i])
-                rows.append((s, q, f"d{it:02d}" if string_items else it, score, label))
-    order = draw(st.permutations(range(len(rows))))
-    rows = [rows[i] for i in order]
-    df = pl.DataFrame(
-        rows,
-        schema={
-            "system": pl.Int64,
-            "query": pl.Int64,
-            "item": pl.String if string_items else pl.Int64,
-            "score": pl.Float64,
-            "relevance": pl.Float64 if float_labels else pl.Int64,
-        },
-        orient="row",
-    )
-    return (df, by) if by else (df.drop("system"), by)
 
 
 def test_tied_tables_cover_the_cases() -> None:
@@ -204,7 +136,7 @@ def rewrite_items(df: pl.DataFrame, by: list[str], ties: str) -> pl.DataFrame:
     """The table with item ids that make trec_eval's item-descending tie order the order
     ``ties`` intends (an id per query; the first in the intended order gets the largest).
 
-    Independent of tests/ties_reference.py: the order is a Polars sort of the whole query.
+    Independent of tests/oracle_ties.py: the order is a Polars sort of the whole query.
     """
     keys = [*by, "query"]
     # (columns, descending, nulls_last) of the order within a query
@@ -248,7 +180,7 @@ def test_reference_without_ties_equals_the_library_default(table: tuple) -> None
 @SETTINGS
 @given(tied_tables())
 def test_reference_trec_eval_policy_equals_the_library_default(table: tuple) -> None:
-    """With ties, the brute force's ``"trec_eval"`` order is tests/reference.py's and the
+    """With ties, the brute force's ``"trec_eval"`` order is :func:`oracle.load`'s and the
     library's default one."""
     df, by = table
     expected = policy_values(df, MEASURES, "trec_eval", by)
@@ -377,10 +309,10 @@ def test_average_of_a_tie_group_of_nine() -> None:
     )
     judged = [label for _, _, label in rows if label is not None]
     levels = sorted({label for label in judged if label > 0})
-    orders = ref.distinct_orderings(tied)
+    orders = oracle_ties.distinct_orderings(tied)
     assert len(orders) == 2520
     expected = {
-        name: sum(ref.REFERENCE[name](RefQuery([2, *o, 1, 0], judged, levels)) for o in orders)
+        name: sum(oracle.REFERENCE[name](RefQuery([2, *o, 1, 0], judged, levels)) for o in orders)
         / len(orders)
         for name in MEASURES
     }
@@ -390,10 +322,10 @@ def test_average_of_a_tie_group_of_nine() -> None:
 
 # --- µAP on many levels: the pair sweep under "average" -------------------------------------
 
-# continuous labels: about a level per judged row, more than threshold_sweep.FEW_LEVELS
+# continuous labels: about a level per judged row, more than mu_ap_sweep.FEW_LEVELS
 MANY_LABELS = st.integers(min_value=-8, max_value=48).map(lambda x: x / 8)
 SWEEPS = {  # the library's choice, Fenwick trees only, merged blocks only
-    "default": {"FEW_LEVELS": threshold_sweep.FEW_LEVELS},
+    "default": {"FEW_LEVELS": mu_ap_sweep.FEW_LEVELS},
     "fenwick": {"FEW_LEVELS": 0},
     "merged": {"FEW_LEVELS": 0, "DEEP": 1},
 }
@@ -425,12 +357,12 @@ def many_level_tables(draw: st.DrawFn) -> tuple[pl.DataFrame, int]:
 
 def brute_force_mu_ap(df: pl.DataFrame, k: int) -> dict[tuple, dict[str, float]]:
     """mu_ap, mu_ap@k and mu_ap(levels=table)@k: the mean over every ordering of every tie
-    group (tests/ties_reference.py), each ordering scored by tests/reference.py."""
-    rows, levels = ref.read_queries(df)
+    group (tests/oracle_ties.py), each ordering scored by tests/oracle.py."""
+    rows, levels = oracle.read_queries(df)
     out = {}
     for key, query_rows in rows.items():
         judged = [r.label for r in query_rows if r.label is not None]
-        orderings = ref.all_orderings(query_rows)
+        orderings = oracle_ties.all_orderings(query_rows)
         total = sum(orderings.values())
         scores = {
             "mu_ap": lambda q: q.mu_ap("query"),
@@ -452,7 +384,7 @@ def test_average_mu_ap_on_many_levels_equals_the_brute_force(sweep: str, drawn: 
     every sweep, equals the mean over all orderings, cutoffs inside a tie group included."""
     df, k = drawn
     expected = brute_force_mu_ap(df, k)
-    with patch.multiple(threshold_sweep, **SWEEPS[sweep]):
+    with patch.multiple(mu_ap_sweep, **SWEEPS[sweep]):
         result = df.graded.evaluate(list(next(iter(expected.values()))), ties="average")
     assert_close(library_values(result, ["query"]), expected, df, f"average, {sweep} sweep")
 
@@ -686,25 +618,6 @@ def test_every_namespace_method_takes_ties() -> None:
         assert not want.equals(default.select("system", "query", name)), name  # ties matter
 
 
-@FEWER
-@given(tied_tables())
-def test_ranked_input_takes_ties(table: tuple) -> None:
-    """``ranked=True`` on the rows sorted by score (ties in table order) gives the values of
-    the sorting path under every policy but ``"trec_eval"`` (which needs item order)."""
-    df, by = table
-    keys = [*by, "query"]
-    ranked = df.sort(
-        [*keys, pl.col("score").cast(pl.Float32)],
-        descending=[False] * len(keys) + [True],
-        nulls_last=True,
-        maintain_order=True,
-    )
-    for ties in ("input", "optimistic", "pessimistic", "average"):
-        expected = df.graded.evaluate(MEASURES, by=by or None, ties=ties)
-        got = ranked.graded.evaluate(MEASURES, by=by or None, ties=ties, ranked=True)
-        assert_frame_equal(got, expected, abs_tol=TOL)
-
-
 def test_cli_ties_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--ties average`` writes the per-query values of ``ties="average"``."""
     df = flow_table()
@@ -734,27 +647,135 @@ def test_compare_takes_ties() -> None:
     assert not out["mean"].equals(default["mean"])  # ties matter here
 
 
+# --- more parameters: ERR, RBP and its residual, bpref, Judged@k and success@k ---------------
+# Parameters the oracle's REFERENCE does not list, on small tables with heavy ties; each
+# measure's own file (test_measures_err, _rbp, _bpref, _judged, _rank) holds its other tests.
+
+MORE: dict[str, Callable[[RefQuery], float]] = {
+    "err": lambda q: q.err(),
+    "err@3": lambda q: q.err(3),
+    "err(max_rel=6)@2": lambda q: q.err(2, max_rel=6),
+    "rbp": lambda q: q.rbp(),
+    "rbp(p=0.5,rel=2)@3": lambda q: q.rbp(0.5, rel=2, k=3),
+    "rbp_residual": lambda q: q.rbp_residual(),
+    "rbp_residual(p=0.9)@2": lambda q: q.rbp_residual(0.9, k=2),
+    "judged": lambda q: q.judged_share(),
+    "judged@3": lambda q: q.judged_share(3),
+    "success@1": lambda q: q.success(k=1),
+    "success(rel=2)@3": lambda q: q.success(rel=2, k=3),
+    "success": lambda q: q.success(),
+    "bpref": lambda q: q.bpref(),
+    "bpref(rel=2)": lambda q: q.bpref(rel=2),
+}
+"""Measure string -> its oracle value on one query."""
+# A rise in a label never lowers these (judged and the residual are about judgments).
+MORE_MONOTONE = [m for m in MORE if not m.startswith(("judged", "rbp_residual"))]
+MORE_SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def more_oracle_values(df: pl.DataFrame, ties: str) -> dict[tuple, dict[str, float]]:
+    """``{(query,): {measure: value}}`` of :data:`MORE` under ``ties``: the order of
+    :func:`oracle_ties.policy_order`, or for ``"average"`` the mean over every ordering of
+    the tie groups (:func:`oracle_ties.all_orderings`)."""
+    rows, _ = oracle.read_queries(df)
+    out = {}
+    for key, query_rows in rows.items():
+        judged = [r.label for r in query_rows if r.label is not None]
+        if ties == "average":
+            orderings = oracle_ties.all_orderings(query_rows)
+        else:
+            ranked = tuple(r.label for r in oracle_ties.policy_order(query_rows, ties))
+            orderings = Counter([ranked])
+        total = sum(orderings.values())
+        out[key] = {
+            name: sum(n * ref(RefQuery(list(labels), judged)) for labels, n in orderings.items())
+            / total
+            for name, ref in MORE.items()
+        }
+    return out
+
+
+def assert_matches_more_oracle(df: pl.DataFrame, ties: str) -> None:
+    got = df.graded.evaluate(list(MORE), ties=ties)  # type: ignore[arg-type]
+    assert_close(library_values(got, ["query"]), more_oracle_values(df, ties), df, ties)
+
+
+@settings(MORE_SETTINGS, max_examples=80)
+@given(long_tables(labels="int", max_queries=4, max_items=12))
+def test_more_parameters_equal_the_oracle(df: pl.DataFrame) -> None:
+    assert_matches_more_oracle(df, "trec_eval")
+
+
+# Small scores tie often; at most 7 retrieved rows keep the enumeration small.
+HEAVY_TIES = st.integers(0, 2).map(float)
+
+
+@st.composite
+def small_tied_tables(draw: st.DrawFn) -> pl.DataFrame:
+    rows = []
+    for query in range(draw(st.integers(1, 3))):
+        for item in range(draw(st.integers(1, 7))):
+            label = draw(st.one_of(st.none(), st.integers(-2, 5)))
+            score = draw(HEAVY_TIES) if label is None or draw(st.integers(0, 4)) else None
+            rows.append((query, f"d{item}", score, label))
+    schema = {"query": pl.Int64, "item": pl.String, "score": pl.Float64, "relevance": pl.Int64}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+@settings(MORE_SETTINGS, max_examples=120)
+@given(small_tied_tables())
+def test_more_parameters_average_the_oracle_over_every_order(df: pl.DataFrame) -> None:
+    assert_matches_more_oracle(df, "average")
+
+
+@settings(MORE_SETTINGS, max_examples=60)
+@given(small_tied_tables())
+def test_more_parameters_optimistic_average_pessimistic_are_ordered(df: pl.DataFrame) -> None:
+    values = {
+        ties: df.graded.evaluate(MORE_MONOTONE, ties=ties)  # type: ignore[arg-type]
+        for ties in ("optimistic", "average", "pessimistic")
+    }
+    for name in MORE_MONOTONE:
+        high, mid, low = (values[t][name].to_numpy() for t in values)
+        assert (high >= mid - TOL).all(), name
+        assert (mid >= low - TOL).all(), name
+
+
+@settings(MORE_SETTINGS, max_examples=40)
+@given(long_tables(labels="int", max_queries=3, max_items=10))
+def test_more_parameters_without_ties_give_the_same_bits(df: pl.DataFrame) -> None:
+    df = df.with_columns(score=pl.int_range(pl.len()).cast(pl.Float64))  # all distinct
+    expected = df.graded.evaluate(list(MORE))
+    for ties in ("input", "optimistic", "pessimistic", "average"):
+        got = df.graded.evaluate(list(MORE), ties=ties)  # type: ignore[arg-type]
+        assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_err_rbp_judged_success_and_bpref_by_hand() -> None:
+    """One query: a (score 3, label 0), b and c tied at 2 (labels 2, unjudged), d unretrieved
+    (label 1). trec_eval order a, c, b; ERR's R(2) = 3/16."""
+    df = pl.DataFrame(
+        {
+            "query": [1, 1, 1, 1],
+            "item": ["a", "b", "c", "d"],
+            "score": [3.0, 2.0, 2.0, None],
+            "relevance": [0, 2, None, 1],
+        }
+    )
+    measures = ["err", "rbp", "rbp_residual", "judged@3", "success@2", "bpref"]
+    got = df.graded.evaluate(measures).row(0, named=True)
+    assert got["err"] == pytest.approx((3 / 16) / 3)
+    assert got["rbp"] == pytest.approx(0.2 * 0.8**2)  # b at position 3
+    assert got["rbp_residual"] == pytest.approx(0.2 * 0.8 + 0.8**3)  # c unjudged at 2
+    assert got["judged@3"] == pytest.approx(2 / 3)
+    assert got["success@2"] == 0.0
+    assert got["bpref"] == 0.0  # a (non-relevant) precedes b, min(1, R=2) / min(R, N=1) = 1
+    average = df.graded.evaluate(measures, ties="average").row(0, named=True)
+    assert average["err"] == pytest.approx((3 / 16) * (1 / 2 + 1 / 3) / 2)
+    assert average["success@2"] == pytest.approx(0.5)
+
+
 # --- bad values -------------------------------------------------------------------------------
-
-
-def test_a_bad_tie_policy_raises() -> None:
-    """``ties="random"`` is an InvalidValueError that names ``ties`` and lists the choices."""
-    df = three_tied()
-    runs = [
-        lambda: df.graded.evaluate(["ap"], ties="random"),
-        lambda: df.lazy().graded.summary(["ap"], ties="random").collect(),
-        lambda: df.graded.mu_ap(ties="random"),
-        lambda: pg.ap(ties="random"),
-        lambda: pg.measure_expr(pg.NDCG, ties="random"),
-    ]
-    for run in runs:
-        with pytest.raises(pg.InvalidValueError) as info:
-            run()
-        assert isinstance(info.value, ValueError)
-        message = str(info.value)
-        assert "ties" in message
-        for choice in POLICIES:
-            assert choice in message
 
 
 def test_cli_rejects_a_bad_tie_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,41 +1,29 @@
-"""Differential tests: polars_graded against trec_eval (pytrec_eval) on random long tables.
+"""Differential tests: polars_graded against trec_eval (pytrec_eval) on a random long table.
 
-The tables hold every case trec_eval has an opinion on: tied scores, scores that tie only
-at float32, unretrieved judged rows (null score), retrieved unjudged rows (null relevance),
-negative labels (-1, -2), queries with no relevant row, queries a system returned nothing
-for, queries with no judgment at all, and several systems sharing one set of judgments.
-pytrec_eval gets its qrels from the rows with a relevance and its run from the rows with
-a score, and only evaluates queries that are in both: for the others our value must be 0.
+The table (conftest's :func:`make_random_table`, two systems sharing one set of judgments)
+holds every case trec_eval has an opinion on: tied scores, scores that tie only at float32,
+unretrieved judged rows (null score), retrieved unjudged rows (null relevance), negative
+labels (-1, -2), queries with no relevant row, queries a system returned nothing for, and
+queries with no judgment at all. pytrec_eval gets its qrels from the rows with a relevance
+and its run from the rows with a score, and only evaluates queries that are in both: for
+the others our value must be 0.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-import numpy as np
 import polars as pl
 import pytest
+import pytrec_eval
+from conftest import make_random_table
+from trec_names import TEMPLATES
 
 import polars_graded as pg
 
-try:  # tests/ as a package or as a rootdir on sys.path
-    from tests.trec_names import TEMPLATES
-except ImportError:
-    from trec_names import TEMPLATES
-
-pytrec_eval = pytest.importorskip("pytrec_eval")
-
 N_QUERIES = 240
-SYSTEMS = ("bm25", "dense")
+SYSTEMS = ("s0", "s1")
 TOL = 1e-9
-ROW_SCHEMA = {
-    "system": pl.String,
-    "query": pl.String,
-    "item": pl.String,
-    "score": pl.Float64,
-    "relevance": pl.Int64,
-    "judged": pl.Boolean,
-}
 
 # pytrec_eval measure specification per relevance level
 TREC_MEASURES = {
@@ -66,55 +54,18 @@ def our_name(trec: str, rel: int) -> str:
 
 
 def random_table(seed: int) -> pl.DataFrame:
-    """A long table (system, query, item, score, relevance) full of trec_eval edge cases."""
-    rng = np.random.default_rng(seed)
-    parts = [random_query(rng, f"q{q}") for q in range(N_QUERIES)]
-    return pl.concat(parts).sort("system", "query", "item")
-
-
-def random_query(rng: np.random.Generator, query: str) -> pl.DataFrame:
-    n = int(rng.integers(1, 60))
-    items = np.array([f"d{j}" for j in rng.choice(300, n, replace=False)])  # d7 > d10 as text
-    kind = rng.choice(["graded", "no_relevant", "unjudged"], p=[0.85, 0.1, 0.05])
-    labels = rng.choice([-2, -1, 0, 0, 0, 1, 1, 2, 3, 4], n)
-    if kind == "no_relevant":
-        labels = rng.choice([-2, -1, 0], n)
-    labels[0] = max(labels[0], 0)  # trec_eval misbehaves on a query whose labels are all < -1
-    judged = rng.random(n) < (0.0 if kind == "unjudged" else 0.8)
-    frames = []
-    for system in SYSTEMS:
-        retrieved = rng.random(n) < (0.0 if rng.random() < 0.05 else 0.75)
-        keep = judged | retrieved
-        frames.append(
-            pl.DataFrame(
-                {
-                    "system": system,
-                    "query": query,
-                    "item": items[keep],
-                    "score": np.where(retrieved, random_scores(rng, n), np.nan)[keep],
-                    "relevance": np.where(judged, labels, 0)[keep],
-                    "judged": judged[keep],
-                },
-                schema=ROW_SCHEMA,
-            )
-        )
-    return pl.concat(frames).select(
-        "system",
-        "query",
-        "item",
-        pl.col("score").fill_nan(None),
-        pl.when("judged").then(pl.col("relevance")).cast(pl.Int64).alias("relevance"),
+    """A long table (system, query, item, score, relevance) full of trec_eval edge cases:
+    integer labels -2..4, up to 59 items per query."""
+    table = make_random_table(
+        seed,
+        systems=len(SYSTEMS),
+        queries=N_QUERIES,
+        max_items=59,
+        int_labels=True,
+        label_kinds=("few",),
+        trec_eval_safe=True,
     )
-
-
-def random_scores(rng: np.random.Generator, n: int) -> np.ndarray:
-    """Exact ties, ties that exist only at float32 (100 + 1e-6 * j), and continuous scores."""
-    kind = rng.integers(0, 3, n)
-    return np.select(
-        [kind == 0, kind == 1],
-        [rng.integers(0, 6, n) * 0.5, 100.0 + rng.integers(0, 4, n) * 1e-6],
-        rng.normal(0, 3, n),
-    )
+    return table.sort("system", "query", "item")
 
 
 def trec_dicts(table: pl.DataFrame, system: str) -> tuple[dict, dict]:
@@ -149,7 +100,7 @@ def trec_values(table: pl.DataFrame) -> dict[tuple[str, str], dict[str, float]]:
 
 @pytest.fixture(scope="module")
 def table() -> pl.DataFrame:
-    return random_table(seed=20110711)
+    return random_table(20110711)
 
 
 @pytest.fixture(scope="module")
@@ -217,10 +168,10 @@ def test_means_equal_trec_eval_with_c(table: pl.DataFrame, expected: dict) -> No
 
 
 def test_each_system_alone_equals_by_system(table: pl.DataFrame, ours: dict) -> None:
-    alone = table.filter(pl.col("system") == "dense").drop("system")
+    alone = table.filter(pl.col("system") == SYSTEMS[1]).drop("system")
     per_query = alone.lazy().graded.evaluate(["ap(rel=2)", "ndcg(gain=linear)"]).collect()
     for row in per_query.iter_rows(named=True):
-        mine = ours["dense", row["query"]]
+        mine = ours[SYSTEMS[1], row["query"]]
         assert row["ap(rel=2)"] == pytest.approx(mine["ap(rel=2)"], abs=TOL)
         assert row["ndcg(gain=linear)"] == pytest.approx(mine["ndcg(gain=linear)"], abs=TOL)
 

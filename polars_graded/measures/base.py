@@ -1,38 +1,184 @@
-"""Measures as small parameterised value objects, in the style of ir_measures.
+"""The measure base class, its declaration, and the parameter checks every measure shares.
 
 A measure such as ``AP(rel=2) @ 10`` is a frozen, hashable object. ``str()`` gives its
 canonical name (``"ap(rel=2)@10"``), which is also the name of its result column and what
 :func:`polars_graded.parse_measure` reads back (the rule: :mod:`polars_graded.measures.grammar`,
 "Canonical names"). Calling a measure returns a copy with other parameters; ``@ k`` returns a
-copy with a cutoff. Every relevance threshold (``rel=``, µAP's ``levels``) must be > 0: a
-label <= 0 is never relevant (:func:`check_threshold`).
+copy with a cutoff.
+
+A measure class declares everything about itself once (:mod:`polars_graded.measures` says how):
+its :class:`Declaration` (names, aliases, cutoff, the names other tools use) and its
+parameters, dataclass fields made with :func:`param` (default, accepted type, check, one-line
+doc). Every relevance threshold (``rel=``, µAP's ``levels``) must be > 0: a label <= 0 is
+never relevant (:func:`check_threshold`, the one check of them all).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, Protocol
 
 import polars as pl
 
 from polars_graded.errors import MeasureParameterError
-from polars_graded.ranking import Columns, Ranked
+from polars_graded.options import TableSpec
+from polars_graded.ranking import Ranked
 
-GainSpec = str | tuple[tuple[float, float], ...]
-"""``"exp"``, ``"linear"``, or a label -> gain mapping stored as sorted pairs."""
+Cutoff = Literal["top_k", "all_rows", "none"]
+"""What a cutoff ``@k`` means to a measure: ``"top_k"``, it takes one and then reads only
+the first k rows of the ranked and ideal lists; ``"all_rows"``, it takes one but still reads
+every row (AP and recall divide by R, the relevant rows anywhere); ``"none"``, it takes none."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Declaration:
+    """What a measure class says about itself, once; everything else is generated from it.
+
+    Examples
+    --------
+    >>> from polars_graded.measures.ap import AveragePrecision
+    >>> AveragePrecision.declaration.function, AveragePrecision.declaration.trec_eval["map"]
+    ('ap', 'ap{r}')
+    """
+
+    name: str
+    """Canonical name in the grammar and in column names (``"ap"``)."""
+    summary: str
+    """One line: what the measure is (README table, CLI help, the first line of each doc)."""
+    function: str
+    """Name of the expression function ``pg.<function>(...)`` and of the namespace shortcut
+    ``df.graded.<function>(...)``."""
+    instance: str
+    """Name of the ready-made instance with default parameters (``pg.AP``)."""
+    order: int
+    """Place in every listing (valid names, CLI help, README); a new measure takes the next."""
+    example: str
+    """A measure string whose value on the docs' three-row table is :attr:`example_value`."""
+    example_value: float
+    """That value, rounded to 6 decimals: the generated doctests check it."""
+    aliases: tuple[str, ...] = ()
+    """Other names the grammar reads (``"map"`` for ``"ap"``), lower case."""
+    cutoff: Cutoff = "top_k"
+    trec_eval: Mapping[str, str] = field(default_factory=dict)
+    """trec_eval measure name -> the same measure here, ``{r}`` standing for ``""`` or
+    ``"(rel=t)"`` (trec_eval's ``-l t``) and ``{k}`` for a cutoff; empty: not in trec_eval."""
+    ir_measures: Mapping[str, str] = field(default_factory=dict)
+    """ir_measures name -> the same measure here (``{k}`` a cutoff); empty: none there."""
+
+    @property
+    def takes_cutoff(self) -> bool:
+        """Whether ``@k`` is accepted."""
+        return self.cutoff != "none"
+
+
+class Check(Protocol):
+    """A parameter check: the value normalised, or a :class:`MeasureParameterError`.
+
+    Examples
+    --------
+    >>> check: Check = check_threshold
+    >>> check("rel", 2, measure="ap")
+    2.0
+    >>> check("rel", 0, measure="ap")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.MeasureParameterError: ap: relevance threshold 'rel' must be > 0 ...
+    """
+
+    def __call__(self, name: str, value: Any, /, *, measure: str) -> Any: ...
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    """What :func:`param` stores in a dataclass field's metadata.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from polars_graded.measures.rbp import RankBiasedPrecision
+    >>> info = param_info(dataclasses.fields(RankBiasedPrecision)[-1])  # p
+    >>> info.check.__name__, info.examples, info.accepts
+    ('check_persistence', ('0.9',), None)
+    """
+
+    doc: str
+    check: Check | None = None
+    accepts: str | None = None
+    """The type users pass, as written in signatures; ``None``: the field's own type."""
+    show: Callable[[Any], str] | None = None
+    """Canonical text of a value; ``None``: :func:`format_number` for numbers, else ``str``."""
+    examples: tuple[str, ...] = ()
+    """Values other than the default, as written in a measure string (for the README)."""
+    in_expression: str | None = None
+    """The type the expression function requires (no default there), when the default
+    needs the whole table, as µAP's per-query levels do; ``None``: as everywhere."""
+
+
+def param(
+    default: Any,
+    doc: str,
+    *,
+    check: Check | None = None,
+    accepts: str | None = None,
+    show: Callable[[Any], str] | None = None,
+    examples: tuple[str, ...] = (),
+    in_expression: str | None = None,
+) -> Any:
+    """A measure parameter: a dataclass field with its default, check and one-line doc.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from polars_graded.measures.base import ThresholdMeasure
+    >>> rel = {f.name: f for f in dataclasses.fields(ThresholdMeasure)}["rel"]
+    >>> rel.default, rel.metadata["param"].check is check_threshold
+    (1, True)
+    """
+    info = ParamInfo(doc, check, accepts, show, examples, in_expression)
+    return field(default=default, metadata={"param": info})
+
+
+def param_info(f: dataclasses.Field[Any]) -> ParamInfo:
+    """The :class:`ParamInfo` of a measure's field.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from polars_graded.measures.rbp import RankBiasedPrecision
+    >>> param_info(dataclasses.fields(RankBiasedPrecision)[-1]).doc
+    'Persistence, the chance of going on to the next row (0 < p < 1).'
+    """
+    info = f.metadata.get("param")
+    if not isinstance(info, ParamInfo):
+        msg = f"measure field {f.name!r} is not declared with param()"
+        raise TypeError(msg)
+    return info
 
 
 def format_number(x: float) -> str:
-    """Shortest text for a number: ``2`` rather than ``2.0``, ``4.5`` as is, ``1e+300``."""
+    """Shortest text for a number: ``2`` rather than ``2.0``, ``4.5`` as is, ``1e+300``.
+
+    Examples
+    --------
+    >>> format_number(2.0), format_number(0.50)
+    ('2', '0.5')
+    """
     if float(x).is_integer() and abs(x) < 1e16:
         return str(int(x))
     return repr(float(x))
 
 
 def check_number(name: str, value: object, *, measure: str) -> float:
-    """A finite real number, or a :class:`MeasureParameterError` naming the parameter."""
+    """A finite real number, or a :class:`MeasureParameterError` naming the parameter.
+
+    Examples
+    --------
+    >>> check_number("base", 10, measure="dcg")
+    10.0
+    """
     number = math.nan
     if not isinstance(value, bool) and isinstance(value, int | float):
         try:
@@ -40,7 +186,7 @@ def check_number(name: str, value: object, *, measure: str) -> float:
         except OverflowError:  # an int beyond float64
             number = math.inf
     if not math.isfinite(number):
-        msg = f"{measure}: parameter {name!r} must be a finite number, got {_shown(value)}"
+        msg = f"{measure}: parameter {name!r} must be a finite number, got {shown(value)}"
         raise MeasureParameterError(msg)
     return number
 
@@ -60,7 +206,7 @@ def check_threshold(name: str, value: object, *, measure: str) -> float:
     if threshold <= 0:
         msg = (
             f"{measure}: relevance threshold {name!r} must be > 0 (a label <= 0 is never "
-            f"relevant), got {_shown(value)}"
+            f"relevant), got {shown(value)}"
         )
         raise MeasureParameterError(msg)
     return threshold
@@ -70,18 +216,31 @@ MAX_CUTOFF = 2**63 - 1
 """The largest cutoff ``k`` (Polars' Int64); any larger one would read every row anyway."""
 
 
-def check_cutoff(k: object, *, measure: str) -> int | None:
-    """``None`` or an int from 1 to :data:`MAX_CUTOFF`, else a :class:`MeasureParameterError`."""
+def check_cutoff(name: str, k: object, *, measure: str) -> int | None:
+    """``None`` or an int from 1 to :data:`MAX_CUTOFF`, else a :class:`MeasureParameterError`.
+
+    Examples
+    --------
+    >>> check_cutoff("k", 10, measure="ap")
+    10
+    """
+    del name  # the message says "cutoff k" whatever the field is called
     if k is None:
         return None
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_CUTOFF:
-        msg = f"{measure}: cutoff k must be a positive integer (at most 2**63 - 1), got {_shown(k)}"
+        msg = f"{measure}: cutoff k must be a positive integer (at most 2**63 - 1), got {shown(k)}"
         raise MeasureParameterError(msg)
     return k
 
 
-def _shown(value: object, most: int = 40) -> str:
-    """``repr(value)``, shortened: a parameter may come from a very long string."""
+def shown(value: object, most: int = 40) -> str:
+    """``repr(value)``, shortened: a parameter may come from a very long string.
+
+    Examples
+    --------
+    >>> shown("x" * 50)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."
+    """
     try:
         text = repr(value)
     except ValueError:  # an int of more digits than Python converts to text
@@ -89,51 +248,42 @@ def _shown(value: object, most: int = 40) -> str:
     return text if len(text) <= most else text[: most - 3] + "..."
 
 
-def check_gain(gain: object, *, measure: str) -> GainSpec:
-    """Normalise a gain spec: ``"exp"``, ``"linear"`` or a mapping label -> gain."""
-    if isinstance(gain, str):
-        if gain in ("exp", "linear"):
-            return gain
-        msg = f"{measure}: gain must be 'exp', 'linear' or a mapping label -> gain, got {gain!r}"
-        raise MeasureParameterError(msg)
-    if isinstance(gain, Mapping):
-        pairs = (
-            (check_number("label", lab, measure=measure), check_number("gain", g, measure=measure))
-            for lab, g in gain.items()
-        )
-        return tuple(sorted(pairs))
-    if isinstance(gain, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in gain):
-        return check_gain(dict(gain), measure=measure)
-    msg = f"{measure}: gain must be 'exp', 'linear' or a mapping label -> gain, got {gain!r}"
-    raise MeasureParameterError(msg)
-
-
-def format_gain(gain: GainSpec) -> str:
-    """Canonical text of a gain spec (``linear``, ``{1:3,2:9}``)."""
-    if isinstance(gain, str):
-        return gain
-    return "{" + ",".join(f"{format_number(a)}:{format_number(b)}" for a, b in gain) + "}"
-
-
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Measure:
     """Base class of every measure.
 
-    Subclasses declare their parameters as dataclass fields (with defaults) and implement
-    :meth:`expr`, an aggregation over one query written against :class:`Ranked`.
+    Subclasses declare a :class:`Declaration`, their parameters as fields made with
+    :func:`param`, and implement :meth:`expr`, an aggregation over one query written
+    against :class:`Ranked`; the registry (:func:`~polars_graded.measures.registry.register`)
+    does the rest.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> str(pg.AP(rel=2) @ 10), pg.AP(rel=2) @ 10 == pg.parse_measure("map(rel=2)@10")
+    ('ap(rel=2)@10', True)
     """
 
+    declaration: ClassVar[Declaration]
     name: ClassVar[str]
-    """Canonical short name, as in the grammar (``"ap"``)."""
-    takes_cutoff: ClassVar[bool] = True
+    """Canonical short name, as in the grammar (``"ap"``), from the declaration."""
 
-    k: int | None = None
+    k: int | None = param(
+        None,
+        "Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.",
+        check=check_cutoff,
+    )
 
     def __post_init__(self) -> None:
-        if self.k is not None and not self.takes_cutoff:
+        if self.k is not None and not self.declaration.takes_cutoff:
             msg = f"{self.name} takes no cutoff (@k), got @{self.k}"
             raise MeasureParameterError(msg)
-        object.__setattr__(self, "k", check_cutoff(self.k, measure=self.name))
+        # Field order: the cutoff first, then each class's parameters, base classes first.
+        for f in dataclasses.fields(self):
+            check = param_info(f).check
+            if check is not None:
+                value = check(f.name, getattr(self, f.name), measure=self.name)
+                object.__setattr__(self, f.name, value)
 
     def __call__(self, **params: Any) -> Measure:
         """A copy with other parameters, e.g. ``AP(rel=2)``."""
@@ -157,12 +307,9 @@ class Measure:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if f.name != "k" and value != f.default:
-                out[f.name] = self.format_param(f.name, value)
+                show = param_info(f).show
+                out[f.name] = show(value) if show is not None else format_value(value)
         return out
-
-    def format_param(self, name: str, value: Any) -> str:
-        """Canonical text of one parameter value."""
-        return format_number(value) if isinstance(value, int | float) else str(value)
 
     def __str__(self) -> str:
         params = self.params()
@@ -183,10 +330,10 @@ class Measure:
     def depth(self) -> int | None:
         """How many leading positions of the ranked and ideal lists the value depends on.
 
-        ``None`` (the default) means all of them; a measure that reads only the top ``k``
-        returns ``k``, and the plan then evaluates it on the first ``k`` rows of each query.
+        ``None`` means all of them; a measure whose cutoff is ``"top_k"`` reads only the top
+        ``k``, and the plan then evaluates it on the first ``k`` rows of each query.
         """
-        return None
+        return self.k if self.declaration.cutoff == "top_k" else None
 
     def needs_frame(self) -> bool:
         """True when the measure cannot be one aggregation and needs :meth:`frame`."""
@@ -206,39 +353,51 @@ class Measure:
             "rescale the labels"
         )
 
-    def frame(self, ranked: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    def frame(self, ranked: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
         """Per-query values from the exploded ranked table, for measures that need it."""
         raise NotImplementedError
+
+
+def format_value(value: object) -> str:
+    """Canonical text of a plain parameter value: numbers shortest, anything else ``str``.
+
+    Examples
+    --------
+    >>> format_value(2.0), format_value("table")
+    ('2', 'table')
+    """
+    return format_number(value) if isinstance(value, int | float) else str(value)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ThresholdMeasure(Measure):
     """A measure with a relevance threshold ``rel``: a row is relevant when its label is
-    >= ``rel`` (default 1, trec_eval's relevance level); ``rel`` must be > 0."""
+    >= ``rel`` (default 1, trec_eval's relevance level); ``rel`` must be > 0.
 
-    rel: float = 1
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> pg.P(rel=2).lowest_threshold()
+    2.0
+    """
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "rel", check_threshold("rel", self.rel, measure=self.name))
+    rel: float = param(
+        1,
+        "Relevance threshold, > 0: rows with a label >= ``rel`` are relevant.",
+        check=check_threshold,
+        examples=("2",),
+    )
 
     def lowest_threshold(self) -> float | None:
         return self.rel
 
 
 def safe_ratio(num: pl.Expr, den: pl.Expr) -> pl.Expr:
-    """``num / den`` as Float64, and 0.0 where ``den`` is 0 (SPEC: no relevant row -> 0)."""
+    """``num / den`` as Float64, and 0.0 where ``den`` is 0 (SPEC: no relevant row -> 0).
+
+    Examples
+    --------
+    >>> pl.select(safe_ratio(pl.lit(1), pl.lit(0))).item()
+    0.0
+    """
     return pl.when(den > 0).then(num.cast(pl.Float64) / den).otherwise(pl.lit(0.0))
-
-
-def as_levels(levels: object, *, measure: str) -> str | tuple[float, ...]:
-    """Normalise µAP's ``levels``: ``"query"``, ``"table"`` or a sorted tuple of positives."""
-    if isinstance(levels, str):
-        if levels in ("query", "table"):
-            return levels
-    elif isinstance(levels, Sequence) and len(levels) > 0:
-        return tuple(sorted({check_threshold("levels", v, measure=measure) for v in levels}))
-    msg = (
-        f"{measure}: levels must be 'query', 'table' or a non-empty list of numbers, not {levels!r}"
-    )
-    raise MeasureParameterError(msg)

@@ -38,8 +38,8 @@ from polars_graded.errors import (
     MeasureParameterError,
     UnknownMeasureError,
 )
-from polars_graded.measures import MEASURES
 from polars_graded.measures.base import Measure
+from polars_graded.measures.registry import ALIASES, MEASURES
 
 MAX_MEASURE_LENGTH = 1000
 """The longest measure string the grammar reads (characters); longer ones are refused."""
@@ -47,15 +47,6 @@ MAX_ENTRIES = 100
 """The most entries a list (``levels=[...]``) or gain mapping (``{1:3,...}``) may hold."""
 MeasureSpec = Measure | str | Sequence[Measure | str] | Mapping[str, Measure | str]
 """What every entry point takes as measures: one, a list, or a mapping output name -> measure."""
-
-ALIASES: dict[str, str] = {
-    "map": "ap",
-    "mu_map": "mu_ap",
-    "precision": "p",
-    "rprec": "r_precision",
-    "recip_rank": "rr",
-    "mrr": "rr",
-}
 
 # No two quantifiers here can match the same text, so a match never backtracks.
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -67,7 +58,13 @@ _CLOSING = {")": "(", "]": "[", "}": "{"}
 
 
 def valid_names() -> str:
-    """The measure names the grammar accepts, for error messages."""
+    """The measure names the grammar accepts, for error messages.
+
+    Examples
+    --------
+    >>> valid_names().split(", ")[:3]
+    ['mu_ap', 'ap', 'ndcg']
+    """
     return ", ".join(MEASURES)
 
 
@@ -311,7 +308,13 @@ def _pair(text: str, measure: str) -> tuple[float, float]:
 
 
 def as_measure(item: object) -> Measure:
-    """One measure from a measure object or its name."""
+    """One measure from a measure object or its name.
+
+    Examples
+    --------
+    >>> str(as_measure("MAP@10"))
+    'ap@10'
+    """
     if isinstance(item, str):
         return parse_measure(item)
     if isinstance(item, Measure):
@@ -325,6 +328,11 @@ def as_measures(measures: MeasureSpec) -> list[Measure]:
 
     A mapping output name -> measure is refused rather than stripped of its names: where
     output names are taken, :func:`as_named_measures` reads them.
+
+    Examples
+    --------
+    >>> [str(m) for m in as_measures(["ap", "AP(rel=1)", "p@5"])]
+    ['ap', 'p@5']
     """
     if isinstance(measures, Mapping):
         msg = (
@@ -364,7 +372,7 @@ def as_named_measures(measures: MeasureSpec) -> dict[str, Measure]:
             names_of[measure] = name
             named[name] = measure
     else:
-        items = [measures] if isinstance(measures, Measure | str) else measures
+        items: object = [measures] if isinstance(measures, Measure | str) else measures
         if not isinstance(items, Iterable):
             msg = (
                 f"expected a measure, its name, a list of them or a mapping name -> measure, "
@@ -385,7 +393,13 @@ RESERVED_PREFIX = "__pg_"
 
 
 def check_output_name(name: object) -> str:
-    """A name for an output column: a non-empty string not starting with ``__pg_``."""
+    """A name for an output column: a non-empty string not starting with ``__pg_``.
+
+    Examples
+    --------
+    >>> check_output_name("rbp80")
+    'rbp80'
+    """
     if not isinstance(name, str) or not name.strip():
         msg = f"an output name must be a non-empty string, got {_excerpt(name)}"
         raise InvalidValueError(msg)

@@ -1,117 +1,173 @@
-"""Average precision at a relevance threshold, and µAP (SPEC.md §3-4).
+"""Precision, recall and R-precision: the relevant rows among the top of the ranking.
 
-``AP^t = (1/R^t) * sum over ranked rows with rel >= t of C^t(p) / p``, and µAP is the mean of
-``AP^t`` over a threshold sliding from 0 to the top level, i.e. the distance-weighted mean of
-``AP`` at each relevance level.
+A row is relevant when its label is >= ``rel`` (default 1, trec_eval's relevance level).
+``P@k = |relevant in the top k| / k`` (over N, the rows retrieved, without a cutoff),
+``R@k = |relevant in the top k| / R`` and ``R-precision = P@R``, R the query's relevant rows
+(judged, retrieved or not); each is 0 when its divisor is.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
 
 import polars as pl
 
-from polars_graded.errors import MeasureParameterError
-from polars_graded.measures.base import (
-    Measure,
-    ThresholdMeasure,
-    as_levels,
-    format_number,
-    safe_ratio,
-)
-from polars_graded.measures.threshold_sweep import NUMERATOR, TOP, mu_ap_numerators
-from polars_graded.measures.tie_average import expected_precision_at_hits
-from polars_graded.ranking import RANKING_ID, Columns, Ranked
+from polars_graded.measures.base import Declaration, ThresholdMeasure, safe_ratio
+from polars_graded.measures.registry import register
+from polars_graded.ranking import Ranked
 
 
-def average_precision(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
-    """``AP^rel@k`` of one query (trec_eval's ``map`` / ``map_cut.k`` at level ``rel``)."""
-    hit = r.hits(rel)
+def relevant_retrieved(r: Ranked, rel: float, k: int | pl.Expr | None) -> pl.Expr:
+    """Number of rows relevant at ``rel`` among the first ``k`` retrieved.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1]})
+    >>> r = rank_in_group()
+    >>> df.group_by("query").agg(relevant_retrieved(r, 1, 2)).item(0, 1)
+    1
+    """
     if r.averages_ties:
-        precision_at_hits = expected_precision_at_hits(r, hit, k)
-    else:
-        precision_at_hits = pl.when(hit & r.in_list(k)).then(hit.cum_sum() / r.position)
-    return safe_ratio(precision_at_hits.sum(), r.n_relevant(rel))
+        return pl.when(r.in_list(k)).then(r.tie_mean(r.hits(rel))).sum()
+    return (r.hits(rel) & r.in_list(k)).sum()
 
 
-def level_distances(levels: tuple[float, ...]) -> list[tuple[float, float]]:
-    """``(l_i, d_i)`` pairs: each level with its distance to the level below (0 first)."""
-    below = (0.0, *levels[:-1])
-    return [(lv, lv - lo) for lv, lo in zip(levels, below, strict=True)]
+def precision(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
+    """P@k: relevant among the top k over k (trec_eval ``P_k``); without k over N (``set_P``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1]})
+    >>> r = rank_in_group()
+    >>> df.group_by("query").agg(precision(r, k=2)).item(0, 1)
+    0.5
+    """
+    denominator = r.n_retrieved.first() if k is None else r.per_query(k)
+    return safe_ratio(relevant_retrieved(r, rel, k), denominator)
 
 
-def mu_average_precision(r: Ranked, levels: tuple[float, ...], k: int | None = None) -> pl.Expr:
-    """µAP of one query over the given ``levels``: ``sum d_i AP^(l_i) / sum d_i``."""
-    weighted = [d * average_precision(r, lv, k) for lv, d in level_distances(levels)]
-    return pl.sum_horizontal(weighted) / r.per_query(levels[-1])
+def recall(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
+    """R@k: relevant among the top k over R (trec_eval ``recall_k``; ``set_recall`` without k).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1]})
+    >>> r = rank_in_group()
+    >>> df.group_by("query").agg(recall(r, k=2)).item(0, 1)
+    0.5
+    """
+    return safe_ratio(relevant_retrieved(r, rel, k), r.n_relevant(rel))
 
 
+def r_precision(r: Ranked, rel: float = 1) -> pl.Expr:
+    """Precision at R, the number of relevant rows (trec_eval ``Rprec``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1]})
+    >>> r = rank_in_group()
+    >>> df.group_by("query").agg(r_precision(r)).item(0, 1)
+    0.5
+    """
+    n_relevant = r.n_relevant(rel)
+    return safe_ratio(relevant_retrieved(r, rel, n_relevant), n_relevant)
+
+
+@register(
+    Declaration(
+        name="p",
+        summary="precision at k (divides by k; without k, by the rows retrieved)",
+        function="precision",
+        instance="P",
+        order=6,
+        example="p@2",
+        example_value=0.5,
+        aliases=("precision",),
+        trec_eval={"P": "p{r}@{k}", "set_P": "p{r}"},
+        ir_measures={"P": "p@{k}"},
+    )
+)
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class AveragePrecision(ThresholdMeasure):
-    """Average precision at relevance threshold ``rel`` (default 1, > 0), optional cutoff ``k``.
+class Precision(ThresholdMeasure):
+    """P@k: ``|relevant in the top k| / k``; without a cutoff, over everything retrieved.
 
-    trec_eval: ``map`` (``-l rel`` for another threshold), ``map_cut.k`` with a cutoff.
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> str(pg.P(rel=2) @ 5), str(pg.parse_measure("precision@5"))
+    ('p(rel=2)@5', 'p@5')
     """
 
-    name: ClassVar[str] = "ap"
-
     def expr(self, r: Ranked) -> pl.Expr:
-        return average_precision(r, self.rel, self.k)
+        return precision(r, self.rel, self.k)
 
 
+@register(
+    Declaration(
+        name="recall",
+        summary="recall at k: the share of the relevant rows found in the top k",
+        function="recall",
+        instance="R",
+        order=7,
+        example="recall@2",
+        example_value=0.5,
+        cutoff="all_rows",
+        trec_eval={"recall": "recall{r}@{k}", "set_recall": "recall{r}"},
+        ir_measures={"R": "recall@{k}"},
+    )
+)
 @dataclasses.dataclass(frozen=True, kw_only=True)
-class MuAveragePrecision(Measure):
-    """µAP: AP averaged over every relevance threshold, weighted by level distances.
+class Recall(ThresholdMeasure):
+    """R@k: ``|relevant in the top k| / R``; without a cutoff, over everything retrieved.
 
-    ``levels`` is ``"query"`` (each query's own distinct positive labels, the default),
-    ``"table"`` (the distinct positive labels of the whole table, or of each ``by`` group)
-    or a list of levels.
-    The summary (mean over queries) is µMAP.
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> str(pg.R @ 100)
+    'recall@100'
     """
 
-    name: ClassVar[str] = "mu_ap"
-    levels: str | tuple[float, ...] = "query"
+    def expr(self, r: Ranked) -> pl.Expr:
+        return recall(r, self.rel, self.k)
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        object.__setattr__(self, "levels", as_levels(self.levels, measure=self.name))
 
-    def format_param(self, name: str, value: Any) -> str:
-        if name == "levels" and isinstance(value, tuple):
-            return "[" + ",".join(format_number(v) for v in value) + "]"
-        return super().format_param(name, value)
+@register(
+    Declaration(
+        name="r_precision",
+        summary="R-precision: precision at R, the query's number of relevant rows",
+        function="r_precision",
+        instance="RPrec",
+        order=8,
+        example="r_precision",
+        example_value=0.5,
+        aliases=("rprec",),
+        cutoff="none",
+        trec_eval={"Rprec": "r_precision{r}"},
+        ir_measures={"Rprec": "r_precision"},
+    )
+)
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RPrecision(ThresholdMeasure):
+    """R-precision: ``|relevant in the top R| / R``, R the query's relevant rows.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> str(pg.parse_measure("Rprec(rel=2)"))
+    'r_precision(rel=2)'
+    """
 
     def expr(self, r: Ranked) -> pl.Expr:
-        if isinstance(self.levels, str):
-            msg = (
-                f"mu_ap(levels={self.levels}) depends on more than one query's rows, so it has "
-                "no single-expression form; pass explicit levels, e.g. mu_ap(levels=[1, 2, 3]), "
-                "or use the namespace: df.graded.mu_ap()"
-            )
-            raise MeasureParameterError(msg)
-        return mu_average_precision(r, self.levels, self.k)
-
-    def needs_frame(self) -> bool:
-        return isinstance(self.levels, str)
-
-    def lowest_threshold(self) -> float | None:
-        # Each query's (or the table's) own levels are never above its labels.
-        return None if isinstance(self.levels, str) else self.levels[0]
-
-    def frame(self, ranked: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
-        """µAP per ranking from the exploded ranked table (see :mod:`polars_graded.ranking`).
-
-        ``sum_i d_i AP^(l_i)`` over the query's own levels comes from
-        :mod:`polars_graded.measures.threshold_sweep`. With the table's levels the sum is
-        the same (levels the query lacks repeat the AP of its next level up, and levels
-        above its top label have AP 0); only the divisor becomes the table's top label.
-        """
-        by = list(cols.by)
-        sums = mu_ap_numerators(ranked, self.k, by, averaged=cols.ties == "average")
-        top = pl.col(TOP)
-        if self.levels == "table":
-            # The table of a `by` group is each system's slice alone (SPEC §6); with shared
-            # judgments every slice has the same top label.
-            top = top.max().over(by) if by else top.max()
-        return sums.select(RANKING_ID, (pl.col(NUMERATOR) / top).alias(str(self)))
+        return r_precision(r, self.rel)

@@ -14,16 +14,16 @@ relevant ones, after ``C`` relevant rows in earlier groups:
   with ``q_i = (n - i + 1 - c) / (n - i + 1)``, the chance that row i is not relevant
   when the rows before it in the group were not;
 * bpref: the judged non-relevant rows of its group above a relevant row are uniform on
-  ``0..a`` (see :mod:`polars_graded.measures.judgments`);
+  ``0..a`` (see :mod:`polars_graded.measures.bpref`);
 * ERR: the chance of stopping at a group's j-th row is a difference of mean products
-  over subsets of the group (see :mod:`polars_graded.measures.user_models`);
+  over subsets of the group (see :mod:`polars_graded.measures.err`);
 * AP at every level of a ranking, and µAP, at once: summed over a tie group g of ``n_g``
   rows, the AP formula gives ``(c/n)(C + 1) H_g + c(c-1)/(n(n-1)) G_g`` with ``H_g`` and
   ``G_g`` the sums of ``1/p`` and ``(p - start_g)/p`` over g's positions within the cutoff.
   ``c C``, ``c`` and ``c(c-1)`` count pairs of rows with both labels >= t, so every pair of
   relevant rows adds its weight to each threshold up to ``min(label_a, label_b)``:
   ``H_g / n_g`` when the later row is in g (and for a row of g with itself),
-  ``2 G_g / (n_g (n_g - 1))`` for two rows of g. :mod:`~polars_graded.measures.threshold_sweep`
+  ``2 G_g / (n_g (n_g - 1))`` for two rows of g. :mod:`~polars_graded.measures.mu_ap_sweep`
   adds up the pairs in O(rows log rows) with :func:`tie_group_weights` and
   :func:`later_in_group`, never a row per level.
 
@@ -40,7 +40,19 @@ from polars_graded.ranking import Ranked
 
 
 def group_hits(r: Ranked, hit: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    """For each row: relevant rows before its tie group, and relevant rows in it."""
+    """For each row: relevant rows before its tie group, and relevant rows in it.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [1.0, 1.0, 1.0], "relevance": [0, 2, 1]})
+    >>> r = rank_in_group(ties="average")
+    >>> before, within = group_hits(r, r.hits(2))
+    >>> df.group_by("query").agg(before, within.alias("within")).row(0)
+    (1, [0, 0, 0], [1, 1, 1])
+    """
     hits = hit.cast(pl.Int64)
     through = hits.cum_sum()
     before = (through - hits).gather(r.tie_start - 1)  # type: ignore[operator]
@@ -49,26 +61,61 @@ def group_hits(r: Ranked, hit: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
 
 
 def expected_precision_at_hits(r: Ranked, hit: pl.Expr, k: int | None) -> pl.Expr:
-    """Per row within ``k``: E[hit * precision] at its position; sums to AP's numerator."""
+    """Per row within ``k``: E[hit * precision] at its position; sums to AP's numerator.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [1.0, 1.0, 1.0], "relevance": [0, 2, 1]})
+    >>> r = rank_in_group(ties="average")
+    >>> numerator = expected_precision_at_hits(r, r.hits(1), None).sum()
+    >>> round(df.group_by("query").agg(numerator).item(0, 1), 6)
+    1.611111
+    """
     before, within = group_hits(r, hit)
     size = r.tie_size()
-    offset = r.position - r.tie_start  # type: ignore[operator]
+    offset = r.position - r.tie_start
     earlier = pl.when(size > 1).then(offset * (within - 1) / (size - 1)).otherwise(0.0)
     term = (within / size) * (before + 1 + earlier) / r.position
     return pl.when(r.in_list(k) & (within > 0)).then(term)
 
 
 def first_relevant_chance(r: Ranked, hit: pl.Expr) -> pl.Expr:
-    """Per row: the chance that the first relevant row of the ranking is this one."""
+    """Per row: the chance that the first relevant row of the ranking is this one.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [1.0, 1.0, 1.0], "relevance": [0, 2, 1]})
+    >>> r = rank_in_group(ties="average")
+    >>> chance = first_relevant_chance(r, r.hits(1)).round(6)
+    >>> df.group_by("query").agg(chance).item(0, 1).to_list()
+    [0.666667, 0.333333, 0.0]
+    """
     _, within = group_hits(r, hit)
-    left = r.tie_end - r.position + 1  # type: ignore[operator]
+    left = r.tie_end - r.position + 1
     stays_clear = (left - within) / left
     clear_before = stays_clear.cum_prod().shift(1, fill_value=1.0)
     return clear_before * (1.0 - stays_clear)
 
 
 def averaged_reciprocal_rank(r: Ranked, hit: pl.Expr, k: int | None) -> pl.Expr:
-    """E[1 / position of the first relevant row within ``k``] (0 when there is none)."""
+    """E[1 / position of the first relevant row within ``k``] (0 when there is none).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [1.0, 1.0, 1.0], "relevance": [0, 2, 1]})
+    >>> r = rank_in_group(ties="average")
+    >>> round(df.group_by("query").agg(averaged_reciprocal_rank(r, r.hits(1), None)).item(0, 1), 6)
+    0.833333
+    """
     first_here = first_relevant_chance(r, hit)
     return pl.when(r.in_list(k) & (first_here > 0)).then(first_here / r.position).sum()
 
@@ -86,6 +133,14 @@ def tie_group_weights(
     the same on every row of a group). Only the group's bounds are read, not its rows:
     the sums run over every position of the group within the cutoff ``k``, in position
     order, so a group of one row gets ``1/p`` exactly and a pair weight of 0 (no 0/0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> group, start, end = np.array([0, 0, 1]), np.array([1, 1, 3]), np.array([2, 2, 3])
+    >>> single, within = tie_group_weights(group, start, end, None)
+    >>> single.tolist(), within.tolist()
+    ([0.75, 0.3333333333333333], [0.5, 0.0])
     """
     firsts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     start = tie_start[firsts].astype(np.int64)
@@ -108,6 +163,12 @@ def later_in_group(group: np.ndarray, key: np.ndarray) -> np.ndarray:
 
     Summed over a group, ``f(row) * later_in_group`` adds ``f`` of the smaller row of each
     unordered pair in the group (equal keys in either order give the same minimum).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> later_in_group(np.array([0, 0, 0]), np.array([2, 1, 3])).tolist()
+    [1, 2, 0]
     """
     order = np.lexsort((key, group))
     sorted_group = group[order]

@@ -1,0 +1,229 @@
+"""The typed API: every entry point (namespace, CLI, report, Parquet, Spark) calls these.
+
+Each function takes a DataFrame or a LazyFrame and returns the same kind: a LazyFrame stays
+a lazy plan, a DataFrame is evaluated at once on Polars' in-memory engine. Table options are
+the keywords of :class:`~polars_graded.options.ColumnOptions`, checked once into a
+:class:`~polars_graded.options.TableSpec`.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar, Unpack
+
+import polars as pl
+
+from polars_graded import plan
+from polars_graded.defaults import ENGINE
+from polars_graded.measures import MeasureSpec, MuAP, as_named_measures, mu_ap_thresholds
+from polars_graded.options import ColumnOptions, TableSpec
+from polars_graded.validate import check_schema
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+
+
+def finish(frame: FrameT, lf: pl.LazyFrame) -> FrameT:
+    """``lf`` as the kind of ``frame``: collected for a DataFrame, lazy for a LazyFrame.
+
+    Examples
+    --------
+    >>> lf = pl.LazyFrame({"x": [1]})
+    >>> type(finish(pl.DataFrame(), lf)).__name__, type(finish(pl.LazyFrame(), lf)).__name__
+    ('DataFrame', 'LazyFrame')
+    """
+    if isinstance(frame, pl.DataFrame):
+        # The data is in memory already, and this plan runs faster on that engine.
+        return lf.collect(engine=ENGINE)
+    return lf
+
+
+def evaluate(frame: FrameT, measures: MeasureSpec, **columns: Unpack[ColumnOptions]) -> FrameT:
+    """Per-query values of many measures, in one lazy plan.
+
+    Parameters
+    ----------
+    frame
+        The long table: one row per (query, item), with a score and a relevance label.
+    measures
+        Measure objects or names (``"mu_ap"``, ``"ndcg@10"``, ``"ap(rel=2)@10"``, ...),
+        or a mapping output name -> measure or name (``{"rbp80": "rbp(p=0.8)@5"}``)
+        to name the result columns yourself.
+    **columns
+        ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=``, ``ranked=``, ``ties=``
+        (see :class:`~polars_graded.options.ColumnOptions`).
+
+    Returns
+    -------
+    DataFrame or LazyFrame
+        One row per ``by + [query]`` (sorted), one Float64 column per measure: named by
+        its canonical string (defaults dropped: ``"rbp(p=0.8,rel=1)@5"`` gives
+        ``rbp@5``, see :func:`polars_graded.measure_name`), or by the mapping, in its
+        order.
+
+    Raises
+    ------
+    GradedError
+        Bad input (the message names the column, the rule and example rows), a bad
+        measure or output name (one that is also a key column), or a measure value
+        that would be NaN or infinite.
+
+    Warns
+    -----
+    GradedWarning
+        A measure's relevance threshold is above every label of the table.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> df = pl.DataFrame({
+    ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+    ... })
+    >>> pg.evaluate(df, ["mu_ap", "ndcg@2", "ap(rel=2)"])
+    shape: (1, 4)
+    ┌───────┬──────────┬──────────┬───────────┐
+    │ query ┆ mu_ap    ┆ ndcg@2   ┆ ap(rel=2) │
+    │ ---   ┆ ---      ┆ ---      ┆ ---       │
+    │ i64   ┆ f64      ┆ f64      ┆ f64       │
+    ╞═══════╪══════════╪══════════╪═══════════╡
+    │ 1     ┆ 0.541667 ┆ 0.521296 ┆ 0.5       │
+    └───────┴──────────┴──────────┴───────────┘
+    >>> pg.evaluate(df, {"rbp80": "rbp(p=0.8)@2", "top2": pg.NDCG @ 2})
+    shape: (1, 3)
+    ┌───────┬───────┬──────────┐
+    │ query ┆ rbp80 ┆ top2     │
+    │ ---   ┆ ---   ┆ ---      │
+    │ i64   ┆ f64   ┆ f64      │
+    ╞═══════╪═══════╪══════════╡
+    │ 1     ┆ 0.16  ┆ 0.521296 │
+    └───────┴───────┴──────────┘
+    """
+    spec = TableSpec.of(columns)
+    return finish(frame, plan.per_query(frame.lazy(), measures, spec))
+
+
+def summary(
+    frame: FrameT,
+    measures: MeasureSpec,
+    *,
+    mean: plan.MeanKind = "arithmetic",
+    **columns: Unpack[ColumnOptions],
+) -> FrameT:
+    """Per ``by`` group, the number of queries ``num_q`` and the mean of each measure.
+
+    The mean of ``mu_ap`` is µMAP. Every query of the table counts, including those with
+    no relevant row (they score 0), as trec_eval does with ``-c``. ``mean="geometric"``
+    gives trec_eval's geometric mean instead (``gm_map`` for ``ap``: values below 1e-5
+    count as 1e-5), in columns named ``gm_<measure>``. ``measures`` and ``columns`` as for
+    :func:`evaluate`: a mapping output name -> measure names the columns.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> df = pl.DataFrame({
+    ...     "query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...     "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1],
+    ... })
+    >>> pg.summary(df, ["mu_ap", "ndcg@2"])
+    shape: (1, 3)
+    ┌───────┬──────────┬──────────┐
+    │ num_q ┆ mu_ap    ┆ ndcg@2   │
+    │ ---   ┆ ---      ┆ ---      │
+    │ u32   ┆ f64      ┆ f64      │
+    ╞═══════╪══════════╪══════════╡
+    │ 1     ┆ 0.541667 ┆ 0.521296 │
+    └───────┴──────────┴──────────┘
+    """
+    spec = TableSpec.of(columns)
+    wanted = as_named_measures(measures)
+    values = plan.per_query(frame.lazy(), wanted, spec)
+    return finish(frame, plan.summary(values, list(wanted), spec.by, mean))
+
+
+def per_threshold(frame: FrameT, **columns: Unpack[ColumnOptions]) -> FrameT:
+    """MAP at each relevance threshold of the table, and its share of µMAP, per ``by`` group.
+
+    The thresholds of a group are the distinct positive relevance labels of its rows
+    ``t_1 < ... < t_m`` (judged rows, retrieved or not), and ``map_j`` is the mean over the
+    group's queries of ``AP(rel=t_j)``. Two µMAPs add these up:
+
+    * ``mu_map``: the mean of ``mu_ap`` (each query's own levels), exactly the µMAP of
+      ``summary(["mu_ap"])``. ``contribution_j`` is threshold j's share of it, the mean
+      over queries of ``(t_j - t_(j-1)) / top_q * AP_q(rel=t_j)`` for ``t_j <= top_q``
+      (``t_0 = 0``, ``top_q`` the query's top label), so the contributions of a group sum
+      to ``mu_map``.
+    * ``mu_map_table_levels``: the mean of ``mu_ap(levels="table")``, where every query
+      shares the table's levels and top label, so it is the weighted sum of the MAPs,
+      ``sum_j weight_j * map_j`` with ``weight_j = (t_j - t_(j-1)) / t_m`` (the weights of
+      a group sum to 1). It counts a query without the table's top label as 0 above its
+      own top, so it is lower than ``mu_map`` when queries differ in their label sets.
+
+    Parameters
+    ----------
+    frame
+        The long table, one row per (query, item) (SPEC.md §1).
+    **columns
+        As for :func:`evaluate` (:class:`~polars_graded.options.ColumnOptions`); each ``by``
+        group gets its own thresholds, as ``mu_ap(levels="table")`` does.
+
+    Returns
+    -------
+    DataFrame or LazyFrame
+        The same kind as the input: columns ``[*by, "threshold", "weight", "map",
+        "contribution", "mu_map_table_levels", "mu_map"]`` (``by`` in its own dtypes, the
+        others Float64), one row per group and threshold, sorted by ``by`` then threshold;
+        the two µMAPs repeat on every row of the group. A group without a positive label has
+        no threshold and no row (its µMAP is 0). A LazyFrame stays lazy; at collect time
+        the table is evaluated in one piece.
+
+    Notes
+    -----
+    Bounded on continuous labels (a threshold per distinct label): AP at every level of
+    each query comes from one O(rows log rows) pass over the pairs of relevant rows, and
+    MAP at the table's thresholds from a difference array over them.
+
+    Examples
+    --------
+    Query 2 has no label 2, so ``mu_ap(levels="table")`` gives it 0 between 1 and 2 while
+    its own µAP is 1: the two µMAPs differ.
+
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> df = pl.DataFrame({
+    ...     "query": [1, 1, 1, 2, 2],
+    ...     "item": ["a", "b", "c", "a", "b"],
+    ...     "score": [3.0, 2.0, 1.0, 2.0, 1.0],
+    ...     "relevance": [0, 2, 1, 1, 0],
+    ... })
+    >>> pg.per_threshold(df)
+    shape: (2, 6)
+    ┌───────────┬────────┬──────────┬──────────────┬─────────────────────┬──────────┐
+    │ threshold ┆ weight ┆ map      ┆ contribution ┆ mu_map_table_levels ┆ mu_map   │
+    │ ---       ┆ ---    ┆ ---      ┆ ---          ┆ ---                 ┆ ---      │
+    │ f64       ┆ f64    ┆ f64      ┆ f64          ┆ f64                 ┆ f64      │
+    ╞═══════════╪════════╪══════════╪══════════════╪═════════════════════╪══════════╡
+    │ 1.0       ┆ 0.5    ┆ 0.791667 ┆ 0.645833     ┆ 0.520833            ┆ 0.770833 │
+    │ 2.0       ┆ 0.5    ┆ 0.25     ┆ 0.125        ┆ 0.520833            ┆ 0.770833 │
+    └───────────┴────────┴──────────┴──────────────┴─────────────────────┴──────────┘
+    """
+    spec = TableSpec.of(columns)
+    mu_ap_thresholds.check_by(spec)
+    if isinstance(frame, pl.DataFrame):
+        return _per_threshold_now(frame.lazy(), spec)
+    schema = frame.collect_schema()
+    check_schema(schema, spec)
+    out_schema = mu_ap_thresholds.output_schema(schema, spec)
+    return frame.map_batches(
+        lambda whole: _per_threshold_now(whole.lazy(), spec), schema=out_schema
+    )
+
+
+def _per_threshold_now(lf: pl.LazyFrame, spec: TableSpec) -> pl.DataFrame:
+    """The breakdown of one table, evaluated now."""
+    check_schema(lf.collect_schema(), spec)
+    mu_ap = MuAP()
+    # Collected first: it checks the table, and gives the µMAP and query count of each group.
+    means = plan.summary(plan.per_query(lf, [mu_ap], spec), [str(mu_ap)], spec.by).collect()
+    names = {plan.SUMMARY_COUNT: mu_ap_thresholds.QUERIES, str(mu_ap): mu_ap_thresholds.MU_MAP}
+    return mu_ap_thresholds.breakdown(lf, spec, means.rename(names))

@@ -1,0 +1,115 @@
+"""The ``polars-graded`` command: evaluate tables or TREC files, compare systems, run the demo.
+
+``polars-graded evaluate TABLE`` reads a long ``(query, item, score, relevance)`` table
+(Parquet or CSV, lazily); ``polars-graded evaluate --run RUN --qrels QRELS`` joins TREC
+files first. Both print the summary (``num_q`` and means per ``--by`` group) and can write
+the per-query values with ``-o`` (:mod:`.evaluate`). ``polars-graded report`` writes an HTML
+report, a Markdown summary and the per-query values of several systems (:mod:`.report`).
+``polars-graded demo`` runs the artificial experiment of the paper's §2.1 (:mod:`.demo`).
+The options the commands share, the parser and the reading of the input live in
+:mod:`.common`; the text tables in :mod:`.table`.
+
+Bad input is one line on stderr, ``polars-graded: error: ...``, and exit code 2: it is
+found before the work starts where it can be (measure names, output paths, options that do
+not fit the input), else while reading (files that are missing, truncated or corrupt, named
+in the message). A :class:`~polars_graded.errors.GradedWarning` is one line,
+``polars-graded: warning: ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Sequence
+
+import polars as pl
+
+import polars_graded
+from polars_graded.cli import demo, evaluate, report
+from polars_graded.cli.common import (
+    INPUT_FAILURES,
+    PROG,
+    CommandError,
+    Parser,
+    measure_list,
+    one_line,
+    show_warnings,
+)
+from polars_graded.errors import GradedError
+
+__all__ = ["build_parser", "main"]
+
+_COMMANDS = (evaluate.COMMAND, demo.COMMAND, report.COMMAND)
+_FAILURES = (GradedError, CommandError, OSError, pl.exceptions.PolarsError, *INPUT_FAILURES)
+"""What is bad input, reported in one line; anything else keeps its traceback (a bug)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code (0 ok, 2 bad input or usage).
+
+    Parameters
+    ----------
+    argv
+        Arguments without the program name; ``None`` reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit code.
+
+    Examples
+    --------
+    >>> main(["--version"])  # doctest: +SKIP
+    polars-graded 0.1.0
+    0
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, --version and usage errors
+        return _exit_code(exit_)
+    try:
+        # Warnings wait for the outcome: a failure prints its one error line alone.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            code = int(args.handler(args))
+    except _FAILURES as error:
+        print(f"{PROG}: error: {one_line(error)}", file=sys.stderr)
+        return 2
+    show_warnings(caught)
+    return code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``polars-graded`` with its subcommands.
+
+    Examples
+    --------
+    >>> build_parser().parse_args(["demo", "--runs", "3"]).runs
+    3
+    """
+    parser = Parser(
+        prog=PROG, description="Evaluate rankings against graded relevance (µMAP, NDCNG, ...)."
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"{PROG} {polars_graded.__version__}"
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in _COMMANDS:
+        sub = commands.add_parser(
+            command.name,
+            help=command.help,
+            description=command.description,
+            appendix=measure_list() if command.takes_measures else None,
+        )
+        command.add_arguments(sub)
+        sub.set_defaults(handler=command.run)
+    return parser
+
+
+def _exit_code(exit_: SystemExit) -> int:
+    code = exit_.code
+    if code is None:
+        return 0
+    return code if isinstance(code, int) else 2

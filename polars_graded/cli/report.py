@@ -1,0 +1,225 @@
+"""``polars-graded report``: several systems in, ``report.html``, ``report.md`` and
+``per_query.parquet`` out, through :func:`polars_graded.report.build_report`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Final
+
+import polars as pl
+
+from polars_graded.cli.common import (
+    COLUMN_FLAGS,
+    SYSTEM,
+    Command,
+    CommandError,
+    InputHelp,
+    add_input_options,
+    add_ties_option,
+    check_folder,
+    column_options,
+    positive,
+    read_table,
+    reading,
+    reads_table,
+    split_measures,
+    table_spec,
+    trec_files,
+)
+from polars_graded.defaults import REPORT_MEASURES
+from polars_graded.options import TableSpec
+from polars_graded.report import build_report, require_extras, trec_table
+
+_INPUT: Final = InputHelp(
+    table=(
+        "a .parquet or .csv/.tsv long table (a glob or a directory of Parquet files); "
+        "in a CSV/TSV the system, query and item columns are read as text"
+    ),
+    run=(
+        "TREC run files, one system each (repeatable); named by their run tag, else "
+        "file name, else folder; NAME=PATH names one"
+    ),
+    qrels="the TREC qrels file of the runs",
+    measure=(f"a measure; repeat or separate with commas (default: {','.join(REPORT_MEASURES)})"),
+    by=f"the system column of TABLE (default: {SYSTEM}); --system is an alias",
+    one_system=True,
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``report``: the shared input options, then its own.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_arguments(parser)
+    >>> args = parser.parse_args(["runs.csv", "--system", "team"])
+    >>> args.by, args.out, args.baseline, args.missing, args.trials
+    ('team', 'report', None, 'zero', 10000)
+    """
+    add_input_options(parser, _INPUT)
+    parser.add_argument(
+        "--baseline",
+        metavar="SYSTEM",
+        help="the system to compare with (default: the first, sorted)",
+    )
+    parser.add_argument(
+        "--out",
+        default="report",
+        metavar="DIR",
+        help="output directory, created if needed; checked before any work (default: report)",
+    )
+    _add_statistics_options(parser)
+    parser.add_argument(
+        "--title", metavar="TEXT", default="Evaluation report", help="the report's title"
+    )
+    parser.add_argument(
+        "--differences",
+        action="append",
+        metavar="MEASURE",
+        help="measures of the per-query difference plots, or 'all' (default: the first measure)",
+    )
+    add_ties_option(parser)
+
+
+def _add_statistics_options(parser: argparse.ArgumentParser) -> None:
+    """The tests and intervals: trials, resamples, seed, missing queries, alpha, coverage."""
+    parser.add_argument(
+        "--trials",
+        metavar="N",
+        type=positive,
+        default=10_000,
+        help="randomization-test trials (default: 10000)",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        metavar="N",
+        type=positive,
+        default=10_000,
+        help="bootstrap resamples (default: 10000)",
+    )
+    parser.add_argument("--seed", metavar="N", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument(
+        "--missing",
+        choices=("zero", "common"),
+        default="zero",
+        help="a query a system lacks: scores 0 (zero, default) or only common queries compared",
+    )
+    parser.add_argument(
+        "--alpha", metavar="P", type=float, default=0.05, help="significance level (default: 0.05)"
+    )
+    parser.add_argument(
+        "--confidence",
+        metavar="C",
+        type=float,
+        default=0.95,
+        help="coverage of the bootstrap intervals (default: 0.95)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """``polars-graded report``: write the report's three files and print their paths.
+
+    Examples
+    --------
+    >>> from polars_graded.cli import build_parser
+    >>> folder = getfixture("tmp_path")
+    >>> pl.DataFrame({"system": ["a", "a", "b", "b"], "query": [1, 2, 1, 2], "item": ["x"] * 4,
+    ...               "score": [1.0] * 4, "relevance": [1, 0, 1, 1]}).write_csv(folder / "t.csv")
+    >>> args = build_parser().parse_args(["report", str(folder / "t.csv"), "-m", "ap", "--out",
+    ...                                   str(folder / "out"), "--trials", "9", "--bootstrap", "9"])
+    >>> run(args)  # doctest: +ELLIPSIS
+    /...out/report.html
+    /...out/report.md
+    /...out/per_query.parquet
+    0
+    >>> pl.read_parquet(folder / "out" / "per_query.parquet").rows()  # a's query 2: no relevant row
+    [('a', '1', 1.0), ('a', '2', 0.0), ('b', '1', 1.0), ('b', '2', 1.0)]
+    """
+    try:
+        require_extras()
+    except ModuleNotFoundError as error:
+        raise CommandError(str(error)) from error
+    measures = split_measures(args.measure or list(REPORT_MEASURES))
+    out = output_folder(args.out)
+    spec = table_spec(args, [args.by])
+    frame, source = _input(args, spec)
+    differences = split_measures(args.differences) if args.differences else None
+    with reading(args.table):
+        files = build_report(
+            frame,
+            out,
+            measures,
+            **spec.options(),
+            baseline=args.baseline,
+            missing=args.missing,
+            trials=args.trials,
+            bootstrap=args.bootstrap,
+            confidence=args.confidence,
+            alpha=args.alpha,
+            seed=args.seed,
+            title=args.title,
+            differences="all" if differences == ["all"] else differences,
+            source=source,
+        )
+    print("\n".join(str(path) for path in files))
+    return 0
+
+
+def _input(args: argparse.Namespace, spec: TableSpec) -> tuple[pl.LazyFrame | pl.DataFrame, str]:
+    """The long table with its system column, and a line saying where it came from."""
+    if reads_table(args):
+        frame = read_table(Path(args.table), [*spec.keys, spec.item])
+        return frame, f"Input: {args.table}."
+    if column_options(args) or args.by != SYSTEM:
+        msg = f"--by/--system/{COLUMN_FLAGS} name columns of a TABLE, not of TREC files"
+        raise CommandError(msg)
+    files = trec_files(args)
+    table = trec_table(files.runs, files.qrels, queries=files.queries)
+    source = (
+        f"Input: {len(args.run)} TREC run file(s), qrels {files.qrels} (queries: {files.queries})."
+    )
+    return table, source
+
+
+def output_folder(text: str) -> Path:
+    """``--out``: a folder that exists or can be created, checked before any work.
+
+    Examples
+    --------
+    >>> folder = getfixture("tmp_path")
+    >>> output_folder(str(folder / "new" / "report")) == folder / "new" / "report"
+    True
+    >>> (folder / "new").exists()  # checked, not created: the report creates it
+    False
+    >>> (folder / "notes.txt").touch()
+    >>> output_folder(str(folder / "notes.txt"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.cli.common.CommandError: cannot write the report into ...: it is a file, ...
+    """
+    folder = Path(text)
+    if folder.exists() and not folder.is_dir():
+        msg = f"cannot write the report into {text!r}: it is a file, not a folder"
+        raise CommandError(msg)
+    # The deepest folder that exists must take new entries (the report creates the rest).
+    existing = next(f for f in (folder, *folder.parents) if f.exists())
+    check_folder(existing, f"cannot write the report into {text!r}")
+    return folder
+
+
+COMMAND: Final = Command(
+    name="report",
+    help="compare systems: HTML report, Markdown summary and per-query Parquet",
+    description=(
+        "Evaluate several systems, compare each with a baseline (paired randomization "
+        "test and t-test, Holm-corrected; bootstrap intervals) and write report.html "
+        "(self-contained, charts embedded), report.md and per_query.parquet into --out. "
+        "Input: a long table with a system column (Parquet or CSV), or TREC run files "
+        "and a qrels file. Needs pip install 'polars-graded[report]'."
+    ),
+    add_arguments=add_arguments,
+    run=run,
+    takes_measures=True,
+)

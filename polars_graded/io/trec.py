@@ -1,0 +1,379 @@
+"""TREC run and qrels files: read them, write runs, and join both into the long table.
+
+Files are read as trec_eval reads them: whitespace-separated fields (C ``isspace``), plain
+or gzip-compressed (detected by the magic bytes, not the name), blank lines skipped, lines
+whose first non-blank character is ``#`` are comments. A UTF-8 byte-order mark at the start
+is dropped (editors on Windows write one) and ``\r\n`` line ends read as ``\n``. Everything
+is columnar: the file is split into lines and fields with Polars string expressions.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal, TypeVar
+
+import polars as pl
+
+from polars_graded.defaults import ENGINE
+from polars_graded.errors import (
+    ColumnTypeError,
+    InputFileError,
+    InvalidValueError,
+    MissingColumnError,
+)
+from polars_graded.options import TableSpec, as_by
+from polars_graded.ranking import sort_ranked
+
+PathLike = str | os.PathLike[str]
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+QueriesMode = Literal["qrels", "both", "all"]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_UTF8_BOM = b"\xef\xbb\xbf"
+_FIELD = r"[^ \t\n\x0B\x0C\r]+"  # a run of non-whitespace, whitespace as C's isspace()
+_RUN_FIELDS = "query Q0 item rank score tag"
+_QRELS_FIELDS = "query iteration item relevance"
+_LABEL_LIMIT = 2**53
+
+
+def _read_text(path: PathLike) -> str:
+    """The file's text, gunzipped if it starts with the gzip magic bytes, without a BOM.
+
+    A file that cannot be read (missing, a directory, no permission) or a truncated or
+    corrupt gzip stream is an :class:`InputFileError` naming the file.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        msg = f"cannot read {os.fspath(path)}: {error.strerror or error}"
+        raise InputFileError(msg) from error
+    if data[:2] == _GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as error:  # truncated, header, data
+            msg = (
+                f"{os.fspath(path)}: not a readable gzip file (it starts with the gzip magic "
+                f"bytes but is truncated or corrupt: {error})"
+            )
+            raise InputFileError(msg) from error
+    # The BOM goes before decoding so that the latin-1 fallback cannot keep it as 'ï»¿'.
+    data = data.removeprefix(_UTF8_BOM)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:  # trec_eval reads bytes: keep every byte distinct
+        return data.decode("latin-1")
+
+
+def _lines(path: PathLike) -> pl.DataFrame:
+    """Content lines with their 1-based line number (``lineno``), text and ``fields``."""
+    text = pl.Series("line", [_read_text(path)], dtype=pl.String)
+    first = pl.col("fields").list.first()
+    return (
+        text.str.split("\n")
+        .explode()
+        .to_frame()
+        .with_row_index("lineno", offset=1)
+        .with_columns(fields=pl.col("line").str.extract_all(_FIELD))
+        .filter(pl.col("fields").list.len() > 0, ~first.str.starts_with("#"))
+    )
+
+
+def _fail_on(lines: pl.DataFrame, bad: pl.Expr, path: PathLike, rule: str) -> None:
+    """Raise InvalidValueError naming the first line where ``bad`` holds."""
+    offending = lines.filter(bad)
+    if offending.height:
+        lineno, line = offending.select("lineno", "line").row(0)
+        msg = (
+            f"{os.fspath(path)}, line {lineno}: {rule} "
+            f"({offending.height} bad line(s)); line {lineno} is {line.strip()!r}"
+        )
+        raise InvalidValueError(msg)
+
+
+def _field(i: int) -> pl.Expr:
+    return pl.col("fields").list.get(i, null_on_oob=True)
+
+
+def read_trec_run(path: PathLike) -> pl.DataFrame:
+    """Read a TREC run file (``query Q0 item rank score tag``) as trec_eval does.
+
+    Fields after the sixth are ignored; the rank is kept for information only (trec_eval
+    ignores it and ranks by score) and is null where it is not an integer.
+
+    Parameters
+    ----------
+    path
+        The run file, plain or gzip-compressed.
+
+    Returns
+    -------
+    pl.DataFrame
+        Columns ``query`` (String), ``item`` (String), ``score`` (Float64), ``rank``
+        (Int64), ``tag`` (String), in file order.
+
+    Raises
+    ------
+    InvalidValueError
+        A line has fewer than six fields or a score that is not a number; the message
+        names the file, the line number and the line.
+    InputFileError
+        The file cannot be read (missing, a directory), or it is gzip-compressed but
+        truncated or corrupt.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> path = getfixture("tmp_path") / "run.txt"
+    >>> _ = path.write_text("# a comment\\n1 Q0 d7 1 2.5 bm25\\n1 Q0 d3 2 1.0 bm25\\n")
+    >>> pg.read_trec_run(path).rows()
+    [('1', 'd7', 2.5, 1, 'bm25'), ('1', 'd3', 1.0, 2, 'bm25')]
+    """
+    lines = _lines(path)
+    _fail_on(lines, pl.col("fields").list.len() < 6, path, f"expected 6 fields ({_RUN_FIELDS})")
+    score = _field(4).cast(pl.Float64, strict=False)
+    _fail_on(lines, score.is_null(), path, "the score (5th field) is not a number")
+    return lines.select(
+        query=_field(0),
+        item=_field(2),
+        score=score,
+        rank=_field(3).cast(pl.Int64, strict=False),
+        tag=_field(5),
+    )
+
+
+def read_trec_qrels(path: PathLike) -> pl.DataFrame:
+    """Read a TREC qrels file (``query iteration item relevance``) as trec_eval does.
+
+    Lines whose first non-blank character is ``#`` are comments; a ``#`` inside a field
+    (document ids such as ``msmarco_v2.1_doc_00_1#4_2``) is kept. Relevance must be an
+    integer (``2`` or ``2.0``); negative labels are kept as they are.
+
+    Parameters
+    ----------
+    path
+        The qrels file, plain or gzip-compressed.
+
+    Returns
+    -------
+    pl.DataFrame
+        Columns ``query`` (String), ``iteration`` (String), ``item`` (String),
+        ``relevance`` (Int64), in file order.
+
+    Raises
+    ------
+    InvalidValueError
+        A line does not have exactly four fields (trec_eval rejects it too) or its
+        relevance is not an integer below 2**53 in absolute value; the message names
+        the file, line number and line.
+    InputFileError
+        The file cannot be read (missing, a directory), or it is gzip-compressed but
+        truncated or corrupt.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> path = getfixture("tmp_path") / "qrels.txt"
+    >>> _ = path.write_text("1 0 d3 2\\n1 0 msmarco#4_2 1.0\\n")
+    >>> pg.read_trec_qrels(path).rows()
+    [('1', '0', 'd3', 2), ('1', '0', 'msmarco#4_2', 1)]
+    """
+    lines = _lines(path)
+    _fail_on(lines, pl.col("fields").list.len() != 4, path, f"expected 4 fields ({_QRELS_FIELDS})")
+    number = _field(3).cast(pl.Float64, strict=False)
+    not_integer = number.is_null() | ~number.is_finite() | (number != number.floor())
+    _fail_on(lines, not_integer, path, "the relevance (4th field) is not an integer")
+    # Integers from 2^53 on do not all survive the float that parses them.
+    too_large = number.abs() >= _LABEL_LIMIT
+    _fail_on(lines, too_large, path, f"the relevance (4th field) is beyond ±{_LABEL_LIMIT - 1:,}")
+    return lines.select(
+        query=_field(0),
+        iteration=_field(1),
+        item=_field(2),
+        relevance=number.cast(pl.Int64),
+    )
+
+
+def _require(frame: pl.LazyFrame, columns: Sequence[str], what: str) -> None:
+    schema = frame.collect_schema()
+    missing = [c for c in columns if c not in schema]
+    if missing:
+        msg = f"the {what} table has no column(s) {missing}; it needs {list(columns)}"
+        raise MissingColumnError(msg)
+
+
+def _same_types(run: pl.LazyFrame, qrels: pl.LazyFrame) -> None:
+    run_schema, qrels_schema = run.collect_schema(), qrels.collect_schema()
+    for column in ("query", "item"):
+        if run_schema[column] != qrels_schema[column]:
+            msg = (
+                f"column {column!r} is {run_schema[column]} in the run but "
+                f"{qrels_schema[column]} in the qrels; cast one of them before joining"
+            )
+            raise ColumnTypeError(msg)
+
+
+def join_run_qrels(
+    run: Frame,
+    qrels: pl.DataFrame | pl.LazyFrame,
+    *,
+    by: str | Sequence[str] | None = None,
+    queries: QueriesMode = "qrels",
+) -> Frame:
+    """Full outer join of a run and its judgments on (query, item) into the long table.
+
+    Run rows without a judgment get a null ``relevance`` (unjudged); judged rows the run
+    did not return get a null ``score`` (unretrieved). With ``by`` (e.g. ``"tag"`` or
+    ``"system"``) every system gets its own copy of the judgments.
+
+    Parameters
+    ----------
+    run
+        Columns ``query``, ``item``, ``score`` and the ``by`` columns.
+    qrels
+        Columns ``query``, ``item``, ``relevance``.
+    by
+        Column(s) of ``run`` that name the system.
+    queries
+        ``"qrels"`` (default, trec_eval ``-c``): the judged queries only; a judged query
+        a system returned nothing for is kept (it scores 0). ``"both"`` (plain trec_eval):
+        per system, the queries that are judged and retrieved. ``"all"``: every query.
+
+    Returns
+    -------
+    pl.DataFrame or pl.LazyFrame
+        Columns ``query``, ``item``, ``score``, ``relevance`` and the ``by`` columns; a
+        LazyFrame if either input is one.
+
+    Raises
+    ------
+    MissingColumnError
+        A column named above is missing.
+    ColumnTypeError
+        ``query`` or ``item`` has different types in the two tables.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> run = pl.DataFrame({"query": ["1", "2"], "item": ["a", "b"], "score": [1.0, 2.0]})
+    >>> qrels = pl.DataFrame({"query": ["1", "1"], "item": ["a", "c"], "relevance": [2, 1]})
+    >>> pg.join_run_qrels(run, qrels).sort("item").rows()
+    [('1', 'a', 1.0, 2), ('1', 'c', None, 1)]
+    """
+    if queries not in ("qrels", "both", "all"):
+        msg = f"queries must be 'qrels', 'both' or 'all', got {queries!r}"
+        raise InvalidValueError(msg)
+    keys: list[str] = list(as_by(by))
+    run_lf = run.lazy()
+    judged = qrels.lazy()
+    _require(run_lf, [*keys, "query", "item", "score"], "run")
+    _require(judged, ["query", "item", "relevance"], "qrels")
+    _same_types(run_lf, judged)
+    run_lf = run_lf.select(*keys, "query", "item", "score")
+    judged = judged.select("query", "item", "relevance")
+    if keys:  # every system gets its own copy of the judgments
+        judged = run_lf.select(keys).unique().join(judged, how="cross")
+    joined = run_lf.join(judged, on=[*keys, "query", "item"], how="full", coalesce=True)
+    out = _keep_queries(joined, run_lf, judged, keys, queries)
+    out = out.select("query", "item", "score", "relevance", *keys)
+    both_eager = isinstance(run, pl.DataFrame) and isinstance(qrels, pl.DataFrame)
+    return out.collect() if both_eager else out  # type: ignore[return-value]
+
+
+def _keep_queries(
+    joined: pl.LazyFrame,
+    run: pl.LazyFrame,
+    judged: pl.LazyFrame,
+    keys: list[str],
+    queries: QueriesMode,
+) -> pl.LazyFrame:
+    """Restrict the joined table to the (system, query) pairs ``queries`` asks for."""
+    if queries == "all":
+        return joined
+    wanted = judged.select(*keys, "query").unique()
+    if queries == "both":
+        retrieved = run.select(*keys, "query").unique()
+        wanted = wanted.join(retrieved, on=[*keys, "query"], how="semi")
+    return joined.join(wanted, on=[*keys, "query"], how="semi")
+
+
+def write_trec_run(
+    df: pl.DataFrame | pl.LazyFrame,
+    path: PathLike,
+    *,
+    query: str = "query",
+    item: str = "item",
+    score: str = "score",
+    tag: str = "polars_graded",
+) -> None:
+    """Write the retrieved rows (score not null) as a TREC run file.
+
+    Rows are ranked as polars_graded and trec_eval rank them (score as float32 descending,
+    ties by item descending: :func:`polars_graded.ranking.sort_ranked`) and numbered from 1;
+    scores are written so that they read back exactly. A path ending in ``.gz`` is
+    gzip-compressed.
+
+    Parameters
+    ----------
+    df
+        The long table (or a run).
+    path
+        The file to write.
+    query, item, score
+        Column names.
+    tag
+        The run tag (6th field).
+
+    Raises
+    ------
+    InvalidValueError
+        A query, item or the tag is empty or contains whitespace, or a score is NaN.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> df = pl.DataFrame({"query": [1, 1], "item": ["a", "b"], "score": [0.5, 2.0]})
+    >>> path = getfixture("tmp_path") / "run.txt"
+    >>> pg.write_trec_run(df, path, tag="mine")
+    >>> path.read_text()
+    '1 Q0 b 1 2.0 mine\\n1 Q0 a 2 0.5 mine\\n'
+    """
+    _check_field_text(tag, "tag")
+    frame = df.lazy().select(query, item, score).filter(pl.col(score).is_not_null()).collect()
+    spec = TableSpec(query=query, item=item, score=score)
+    ranked = sort_ranked(frame.lazy(), spec).collect(engine=ENGINE)
+    ranked = ranked.with_columns(pl.col(query, item).cast(pl.String))
+    _check_columns(ranked, query, item, score)
+    rank = pl.int_range(1, pl.len() + 1).over(query).cast(pl.String)
+    fields = [pl.col(query), pl.lit("Q0"), pl.col(item), rank, pl.col(score).cast(pl.String)]
+    lines = ranked.select(pl.concat_str([*fields, pl.lit(tag)], separator=" "))
+    buffer = io.BytesIO()
+    lines.write_csv(buffer, include_header=False, quote_style="never")
+    data = buffer.getvalue()
+    Path(path).write_bytes(gzip.compress(data) if os.fspath(path).endswith(".gz") else data)
+
+
+def _check_field_text(value: str, name: str) -> None:
+    if not value or any(c.isspace() for c in value):
+        msg = f"the {name} {value!r} must be non-empty and contain no whitespace"
+        raise InvalidValueError(msg)
+
+
+def _check_columns(ranked: pl.DataFrame, query: str, item: str, score: str) -> None:
+    for column in (query, item):
+        bad = ranked.filter(pl.col(column).is_null() | ~pl.col(column).str.contains(r"^\S+$"))
+        if bad.height:
+            msg = (
+                f"column {column!r}: a TREC run needs non-empty values without whitespace; "
+                f"offending: {bad.get_column(column).head(5).to_list()}"
+            )
+            raise InvalidValueError(msg)
+    if ranked.get_column(score).cast(pl.Float64).is_nan().any():
+        msg = f"column {score!r}: NaN scores cannot be ranked"
+        raise InvalidValueError(msg)

@@ -1,0 +1,465 @@
+"""µAP's numerator, and AP at every level, for every ranking at once in O(n log n) (the sweep).
+
+µAP_q * top_q = sum_i d_i AP^(l_i) over the query's levels. Swapping the sums turns it
+into a sum over pairs of relevant retrieved rows (SPEC.md §4):
+
+    sum_i d_i AP^(l_i) = sum_j (1/p_j) * sum_{i <= j} min(w_i, w_j),
+    w = W(label),  W(x) = sum_{levels l <= x} d_l / R^l,
+
+where i, j run over the relevant retrieved rows in ranked order, p_j is j's position and
+R^l counts every judged row with label >= l, retrieved or not. W rises with the label, so
+the inner sum needs, for each row, the rows before it with a smaller and a larger label.
+AP at one level t is the same kind of sum: each pair (i <= j) adds 1/p_j to the AP
+numerator of every t <= min(l_i, l_j), so :func:`ap_at_levels` puts each pair's 1/p_j at
+its minimum level and sums from the top level down. Under ``ties="average"`` only the
+pair weights change (see :mod:`polars_graded.measures.tie_average`).
+
+Rankings with a few levels (graded labels such as 0..4) keep one running count per level:
+O(n * m), a handful of vectorised passes. Rankings with many levels (continuous labels, a
+level per row) need, for each row, the count and weight of the earlier rows at or below a
+level (:func:`_earlier_sums`): rankings of up to :data:`DEEP` rows keep a prefix sum over
+their levels in one Fenwick tree each, all advancing together one ranked row at a time (a
+Python step per position, never per query); deeper ones merge sorted blocks of rows, a
+vectorised pass per doubling of the block size. Memory stays O(n): no row meets a level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from polars_graded.measures.tie_average import later_in_group, tie_group_weights
+from polars_graded.ranking import (
+    IDEAL_REL,
+    N_RETRIEVED,
+    POSITION,
+    RANKED_REL,
+    RANKING_ID,
+    TIE_END,
+    TIE_START,
+)
+
+NUMERATOR = "_mu_ap_numerator"
+TOP = "_top"
+AP_AT_LEVEL = "_ap"
+FEW_LEVELS = 8
+"""Rankings with at most this many levels take the O(n * m) sweep, the others O(n log m)."""
+DEEP = 4096
+"""Rankings with more rows than this merge sorted blocks instead of a Python step per row."""
+
+
+def mu_ap_numerators(
+    ranked: pl.LazyFrame, k: int | None, by: list[str], *, averaged: bool = False
+) -> pl.LazyFrame:
+    """Per ranking with a relevant row: ``sum_i d_i AP^(l_i)@k`` and its top label ``_top``.
+
+    ``ranked`` is the exploded ranked table of :mod:`polars_graded.ranking`; the ``by``
+    columns are carried along. ``averaged``: the expectation over the orders of tied rows
+    (``ties="average"``, see :mod:`polars_graded.measures.tie_average`).
+
+    Examples
+    --------
+    Labels 0, 2, 1 by score: ``AP^2 = 1/2`` and ``AP^1 = (1/2 + 2/3) / 2``, each level 1
+    apart, so the numerator is 13/12 and µAP = 13/12 / 2 = 0.541667.
+
+    >>> from polars_graded.options import TableSpec
+    >>> from polars_graded.ranking import explode_ranked, number_rankings, ranked_lists
+    >>> df = pl.LazyFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1]})
+    >>> grouped = df.group_by("query").agg(ranked_lists(TableSpec()))
+    >>> ranked = explode_ranked(number_rankings(grouped, TableSpec()), TableSpec())
+    >>> mu_ap_numerators(ranked, None, []).collect().rows()  # (ranking, _top, numerator)
+    [(0, 2.0, 1.0833333333333333)]
+    """
+    levels = _levels(ranked, by)
+    sums = _averaged_where_tied(ranked, levels, k) if averaged else _swept(ranked, levels, k)
+    tops = levels.filter(pl.col("_level") == pl.col("_n_levels")).select(
+        RANKING_ID, *by, pl.col("_label").alias(TOP)
+    )
+    return tops.join(sums, on=RANKING_ID, how="left").with_columns(pl.col(NUMERATOR).fill_null(0.0))
+
+
+def _averaged_where_tied(ranked: pl.LazyFrame, levels: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
+    """Rankings with tied retrieved rows take the per-level expectation, the others the
+    sweep: the same bits as without tie averaging, and less work."""
+    retrieved = pl.col(POSITION) <= pl.col(N_RETRIEVED)
+    tied = (
+        ranked.filter(retrieved & (pl.col(TIE_END) > pl.col(TIE_START))).select(RANKING_ID).unique()
+    )
+    untied = ranked.join(tied, on=RANKING_ID, how="anti", maintain_order="left")
+    tied_rows = ranked.join(tied, on=RANKING_ID, how="semi", maintain_order="left")
+    return pl.concat([_swept(untied, levels, k), _averaged(tied_rows, levels, k)])
+
+
+def _averaged(ranked: pl.LazyFrame, levels: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
+    """The sums of the module docstring averaged over the orders of tied rows."""
+    # Groups that start beyond the cutoff add nothing, and come after every row that does.
+    shown = ranked if k is None else ranked.filter(pl.col(TIE_START) <= k)
+    return _relevant_rows(shown, levels, [TIE_START, TIE_END]).map_batches(
+        lambda frame: _averaged_numerators(frame, k),
+        schema=pl.Schema({RANKING_ID: pl.UInt32, NUMERATOR: pl.Float64}),
+    )
+
+
+def _swept(ranked: pl.LazyFrame, levels: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
+    """The sums of the module docstring for every ranking (rows in ranked order)."""
+    return _relevant_rows(ranked, levels).map_batches(
+        lambda frame: _numerators(frame, k),
+        schema=pl.Schema({RANKING_ID: pl.UInt32, NUMERATOR: pl.Float64}),
+    )
+
+
+def _relevant_rows(
+    ranked: pl.LazyFrame, levels: pl.LazyFrame, extra: Sequence[str] = ()
+) -> pl.LazyFrame:
+    """The relevant retrieved rows in ranked order with their ``_level``, ``_w``,
+    ``_n_levels`` and position ``_pos`` (and the ``extra`` columns)."""
+    # Filtering keeps the ranked order (ranking, then position) that the sweeps need.
+    retrieved = ranked.filter(
+        (pl.col(RANKED_REL) > 0) & (pl.col(POSITION) <= pl.col(N_RETRIEVED))
+    ).select(RANKING_ID, *extra, _label=pl.col(RANKED_REL), _pos=pl.col(POSITION))
+    return retrieved.join(
+        levels.select(RANKING_ID, "_label", "_level", "_w", "_n_levels"),
+        on=[RANKING_ID, "_label"],
+        how="left",
+        maintain_order="left",
+    )
+
+
+def ap_at_levels(ranked: pl.LazyFrame, by: Sequence[str], *, averaged: bool) -> pl.LazyFrame:
+    """AP at every level of every ranking: one row per (ranking, level), no cutoff.
+
+    Columns ``RANKING_ID``, the ``by`` columns, ``_label`` (the level), ``_top`` (the
+    ranking's top label) and :data:`AP_AT_LEVEL`, ``AP^label``; each ranking's rows from
+    its top level down. ``averaged``: the expectation over the orders of tied rows
+    (``ties="average"``). A ranking without a positive judged label has no row.
+
+    Examples
+    --------
+    Labels 0, 2, 1 by score: ``AP^2 = 1/2`` and ``AP^1 = (1/2 + 2/3) / 2``.
+
+    >>> from polars_graded.options import TableSpec
+    >>> from polars_graded.ranking import explode_ranked, number_rankings, ranked_lists
+    >>> df = pl.LazyFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1]})
+    >>> grouped = df.group_by("query").agg(ranked_lists(TableSpec()))
+    >>> ranked = explode_ranked(number_rankings(grouped, TableSpec()), TableSpec())
+    >>> ap_at_levels(ranked, [], averaged=False).collect().rows()  # (ranking, _label, _top, _ap)
+    [(0, 2.0, 2.0, 0.5), (0, 1.0, 2.0, 0.5833333333333333)]
+    """
+    levels = _levels(ranked, list(by))
+    extra = [TIE_START, TIE_END] if averaged else []
+    masses = _relevant_rows(ranked, levels, extra).map_batches(
+        lambda frame: _level_masses(frame, averaged=averaged),
+        schema=pl.Schema({RANKING_ID: pl.UInt32, "_level": pl.Int64, "_mass": pl.Float64}),
+    )
+    # Levels run from the top down, so a running sum holds every pair at or above a level.
+    numerator = pl.col("_mass").fill_null(0.0).cum_sum().over(RANKING_ID)
+    return levels.join(masses, on=[RANKING_ID, "_level"], how="left", maintain_order="left").select(
+        RANKING_ID,
+        *by,
+        "_label",
+        pl.col("_label").first().over(RANKING_ID).alias("_top"),
+        (numerator / pl.col("_at_or_above")).alias(AP_AT_LEVEL),
+    )
+
+
+def _levels(ranked: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """Per (ranking, level): ``_label``, ``_level`` (1..m, ascending), ``_w = W(label)``, m,
+    the distance ``_d`` to the level below and ``_at_or_above`` (``R^l``).
+
+    The ideal column holds each ranking's judged labels sorted descending, so its runs of
+    equal positive labels are the levels from the top down, and the position of a run's
+    last row is ``R^l``, the number of rows at or above the level: no sort, no hashing.
+    """
+    label, ranking = pl.col("_label"), pl.col(RANKING_ID)
+    same_next = (ranking == ranking.shift(-1)).fill_null(False)
+    run_ends = (
+        ranked.filter(pl.col(IDEAL_REL) > 0)
+        .select(RANKING_ID, *by, _label=pl.col(IDEAL_REL), _at_or_above=pl.col(POSITION))
+        .filter(~same_next | (label != label.shift(-1)))
+    )
+    below = pl.when(same_next).then(label.shift(-1)).otherwise(0.0)
+    n_levels = pl.len().over(RANKING_ID).cast(pl.Int64)
+    return run_ends.with_columns(
+        _w=((label - below) / pl.col("_at_or_above")).cum_sum(reverse=True).over(RANKING_ID),
+        _d=label - below,
+        _level=n_levels - pl.int_range(pl.len()).over(RANKING_ID),
+        _n_levels=n_levels,
+    )
+
+
+def _numerators(frame: pl.DataFrame, k: int | None) -> pl.DataFrame:
+    """``sum_j (1/p_j) sum_{i<=j} min(w_i, w_j)`` per ranking; rows sorted by ranking, position.
+
+    ``frame`` holds the relevant retrieved rows with their level (``_level``), ``W`` of it
+    (``_w``), position (``_pos``) and the ranking's level count (``_n_levels``).
+    """
+    ranking = frame[RANKING_ID].to_numpy()
+    if ranking.size == 0:
+        return pl.DataFrame(schema={RANKING_ID: pl.UInt32, NUMERATOR: pl.Float64})
+    position = frame["_pos"].to_numpy().astype(np.float64)
+    starts, group = _segments(ranking)
+    contribution = _pair_sums(frame) / position
+    if k is not None:
+        contribution[position > k] = 0.0
+    # bincount adds in row order: the same bits on every run.
+    totals = np.bincount(group, weights=contribution, minlength=starts.size)
+    return pl.DataFrame({RANKING_ID: ranking[starts], NUMERATOR: totals})
+
+
+def _averaged_numerators(frame: pl.DataFrame, k: int | None) -> pl.DataFrame:
+    """:func:`_numerators` averaged over the orders of tied rows (``frame`` also holds the
+    tie bounds).
+
+    Per tie group g of n_g rows, with H_g and G_g the sums of 1/p and (p - start_g)/p over
+    its positions within k: the pairs whose later row is in g add ``(H_g/n_g) min(w_i, w_j)``
+    and the pairs inside g ``2 G_g/(n_g (n_g - 1)) min(w_i, w_j)``. The pair sums of the
+    plain sweep, added over g, hold the pairs inside g once (U_g, from g's sorted
+    weights) and every other pair of g's rows, whatever the order inside g.
+    """
+    ranking = frame[RANKING_ID].to_numpy()
+    if ranking.size == 0:
+        return pl.DataFrame(schema={RANKING_ID: pl.UInt32, NUMERATOR: pl.Float64})
+    tie_start, tie_end = frame[TIE_START].to_numpy(), frame[TIE_END].to_numpy()
+    weight = frame["_w"].to_numpy()
+    firsts, group = _segments(ranking, tie_start)
+    single, within = tie_group_weights(group, tie_start, tie_end, k)
+    pairs = np.bincount(group, weights=_pair_sums(frame), minlength=firsts.size)
+    inside = np.bincount(
+        group,
+        weights=weight * later_in_group(group, frame["_level"].to_numpy()),
+        minlength=firsts.size,
+    )
+    terms = single * (pairs - inside) + within * inside
+    starts, owner = _segments(ranking[firsts])
+    totals = np.bincount(owner, weights=terms, minlength=starts.size)
+    return pl.DataFrame({RANKING_ID: ranking[firsts][starts], NUMERATOR: totals})
+
+
+def _pair_sums(frame: pl.DataFrame) -> np.ndarray:
+    """For each relevant retrieved row j: ``sum over rows i <= j of min(w_i, w_j)``."""
+    ranking = frame[RANKING_ID].to_numpy()
+    level = frame["_level"].to_numpy()
+    weight = frame["_w"].to_numpy()
+    row_levels = frame["_n_levels"].to_numpy()
+    pair_sums = np.empty(ranking.size)
+    # Whole rankings go one way or the other, so a query's bits never depend on its neighbours.
+    few = row_levels <= FEW_LEVELS
+    for rows, sums in ((few, _per_level_sums), (~few, _sorted_sums)):
+        if rows.any():
+            pair_sums[rows] = sums(ranking[rows], level[rows], weight[rows], row_levels[rows])
+    return pair_sums
+
+
+def _level_masses(frame: pl.DataFrame, *, averaged: bool) -> pl.DataFrame:
+    """Per (ranking, level): the AP numerator's pairs whose lower level is that level.
+
+    A pair i <= j of relevant retrieved rows counts in ``AP^t`` for every ``t <= min(l_i,
+    l_j)`` with weight 1/p_j (with ``averaged``, the pair weights of
+    :mod:`~polars_graded.measures.tie_average`). The pairs with ``l_i >= l_j`` (i = j
+    included) go to j's level, counted forward; the others to i's level, summed backward
+    over the later rows at a higher level.
+    """
+    ranking = frame[RANKING_ID].to_numpy()
+    if ranking.size == 0:
+        return pl.DataFrame(schema={RANKING_ID: pl.UInt32, "_level": pl.Int64, "_mass": pl.Float64})
+    level = frame["_level"].to_numpy().astype(np.int64)
+    starts, owner = _segments(ranking)
+    ordinal = np.arange(ranking.size) - starts[owner]
+    if averaged:
+        tie_start, tie_end = frame[TIE_START].to_numpy(), frame[TIE_END].to_numpy()
+        _, group = _segments(ranking, tie_start)
+        single, within = tie_group_weights(group, tie_start, tie_end, None)
+        weight = single[group]
+    else:
+        weight = 1.0 / frame["_pos"].to_numpy()
+    lower, _ = _earlier_sums(ranking, level, level - 1)
+    # Each ranking's rows backward: "earlier" becomes "later", a higher level a lower one.
+    ends = np.r_[starts[1:], ranking.size]
+    back = (ends - 1)[owner] - ordinal
+    n_levels = frame["_n_levels"].to_numpy().astype(np.int64)
+    flipped = (n_levels + 1 - level)[back]
+    _, higher_later = _earlier_sums(ranking[back], flipped, flipped - 1, weight[back])
+    mass = weight * (ordinal + 1 - lower) + higher_later[back]
+    if averaged:
+        mass += (within - single)[group] * later_in_group(group, level)
+    # Slot of (ranking, level): every level of each ranking present among the rows.
+    first_levels = n_levels[starts]
+    base = np.cumsum(first_levels) - first_levels
+    totals = np.bincount(base[owner] + level - 1, weights=mass, minlength=int(first_levels.sum()))
+    return pl.DataFrame(
+        {
+            RANKING_ID: np.repeat(ranking[starts], first_levels),
+            "_level": np.arange(totals.size) - np.repeat(base, first_levels) + 1,
+            "_mass": totals,
+        },
+        schema={RANKING_ID: pl.UInt32, "_level": pl.Int64, "_mass": pl.Float64},
+    )
+
+
+def _segments(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First row of each run of equal ``keys``, and each row's run number 0..n-1 (runs
+    contiguous)."""
+    size = keys[0].size
+    change = np.zeros(size, dtype=bool)
+    change[0:1] = True
+    for key in keys:
+        change[1:] |= key[1:] != key[:-1]
+    starts = np.flatnonzero(change)
+    group = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, size]))
+    return starts, group
+
+
+def _per_level_sums(
+    ranking: np.ndarray, level: np.ndarray, weight: np.ndarray, row_levels: np.ndarray
+) -> np.ndarray:
+    """For each row j: ``sum over rows i <= j of its ranking of min(w_i, w_j)``, level by level.
+
+    ``sum_i min(w_i, w_j) = sum over the levels v <= level_j present among the rows of
+    (W_v - W_below_v) * #{i <= j: level_i >= v}``: one running count per level, O(n * m).
+    """
+    starts, group = _segments(ranking)
+    top = int(row_levels.max())
+    present = np.full((starts.size, top + 1), np.nan)
+    present[:, 0] = 0.0
+    present[group, level] = weight
+    # The weight of the nearest present level below each level (0 below the lowest).
+    last_seen = np.maximum.accumulate(np.where(np.isnan(present), 0, np.arange(top + 1)), axis=1)
+    below = np.take_along_axis(present, last_seen, axis=1)
+    step = np.nan_to_num(present[:, 1:] - below[:, :-1])
+    out = np.zeros(ranking.size)
+    for v in range(1, top + 1):
+        at_or_above = level >= v
+        running = np.cumsum(at_or_above)
+        count = running - (running[starts] - at_or_above[starts])[group]
+        out += np.where(at_or_above, step[group, v - 1] * count, 0.0)
+    return out
+
+
+def _sorted_sums(
+    ranking: np.ndarray, level: np.ndarray, weight: np.ndarray, row_levels: np.ndarray
+) -> np.ndarray:
+    """For each row j: ``sum over rows i <= j of its ranking of min(w_i, w_j)``.
+
+    ``level`` is the dense rank of ``weight`` within the ranking, so a smaller level means
+    a smaller weight: the earlier rows at or below j's level give their own weight, the
+    others (and j itself) give w_j.
+    """
+    del row_levels  # the sweeps size their trees from the levels they see
+    starts, group = _segments(ranking)
+    ordinal = np.arange(ranking.size) - starts[group]
+    count, below = _earlier_sums(ranking, level, level, weight)
+    sums: np.ndarray = below + weight * (ordinal - count) + weight
+    return sums
+
+
+def _earlier_sums(
+    ranking: np.ndarray,
+    level: np.ndarray,
+    query: np.ndarray,
+    weight: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each row j: the rows i before it in its ranking with ``level_i <= query_j``, as a
+    count and a sum of ``weight_i`` (0 without weights).
+
+    Rows are contiguous per ranking and in ranked order; levels are positive integers (the
+    dense ranks of the labels within a ranking), ``query`` >= 0. Each ranking takes one
+    sweep by its own length, so its bits never depend on the other rankings.
+    """
+    weight = np.zeros(ranking.size) if weight is None else weight
+    count, total = np.zeros(ranking.size), np.zeros(ranking.size)
+    starts, group = _segments(ranking)
+    deep = np.diff(np.r_[starts, ranking.size])[group] > DEEP
+    for rows, sweep in ((~deep, _fenwick_earlier), (deep, _merged_earlier)):
+        if rows.any():
+            count[rows], total[rows] = sweep(ranking[rows], level[rows], query[rows], weight[rows])
+    return count, total
+
+
+def _fenwick_earlier(
+    ranking: np.ndarray, level: np.ndarray, query: np.ndarray, weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_earlier_sums` with one Fenwick tree per ranking, holding per level the count
+    and the weight sum of the rows seen so far; the k-th rows of all rankings go together."""
+    starts, group = _segments(ranking)
+    n_levels = np.maximum.reduceat(np.maximum(level, query), starts)
+    # Ranking g's tree: slot base[g] + 0 always holds 0 (where finished reads land), slots
+    # + 1 .. + m_g the levels, slot + m_g + 1 a sink for finished writes: no masks needed.
+    base = np.r_[0, np.cumsum(n_levels + 2)[:-1]]
+    trees = np.zeros(int((n_levels + 2).sum()), dtype=np.complex128)
+    ordinal = np.arange(group.size) - starts[group]
+    count, total = np.empty(group.size), np.empty(group.size)
+    order = np.argsort(ordinal, kind="stable")
+    bounds = np.searchsorted(ordinal[order], np.arange(ordinal.max() + 2))
+    for step in range(ordinal.max() + 1):
+        rows = order[bounds[step] : bounds[step + 1]]
+        g = group[rows]
+        count[rows], total[rows] = _fenwick_prefix(trees, base[g], query[rows])
+        _fenwick_add(trees, base[g], level[rows], n_levels[g], weight[rows])
+    return count, total
+
+
+def _fenwick_prefix(
+    trees: np.ndarray, base: np.ndarray, level: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Count and weight sum of the rows seen so far at levels 1..level, per group.
+
+    ``trees`` holds, per slot, a row count (real part) and a weight sum (imaginary part):
+    complex addition adds each part exactly as two float arrays would, in one memory visit
+    (the sweep is bound by memory access).
+    """
+    seen = np.zeros(level.size, dtype=np.complex128)
+    index = level.copy()
+    while index.any():
+        seen += trees[base + index]
+        index -= index & -index
+    return seen.real, seen.imag
+
+
+def _fenwick_add(
+    trees: np.ndarray, base: np.ndarray, level: np.ndarray, n_levels: np.ndarray, weight: np.ndarray
+) -> None:
+    """Record one row per group at ``level`` (groups differ, so no index repeats)."""
+    row = 1.0 + 1j * weight
+    index = level.copy()
+    while (index <= n_levels).any():
+        trees[base + np.minimum(index, n_levels + 1)] += row
+        index += index & -index
+
+
+def _merged_earlier(
+    ranking: np.ndarray, level: np.ndarray, query: np.ndarray, weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_earlier_sums` by merging: O(n log^2 n) in log2(length) vectorised passes.
+
+    At pass s every ranking is cut into blocks of 2 * 2^s rows; a row in the second half of
+    its block (bit s of its ordinal set) looks up the first half, sorted by level. Each
+    earlier row is looked up exactly once: in the pass of the highest bit where the two
+    ordinals differ. Weights add up inside each first half (a cumulative sum per half), so
+    rounding stays relative to the rows that count.
+    """
+    starts, group = _segments(ranking)
+    ordinal = np.arange(ranking.size) - starts[group]
+    length = np.diff(np.r_[starts, ranking.size])[group]
+    count, total = np.zeros(ranking.size), np.zeros(ranking.size)
+    stride = int(max(level.max(), query.max())) + 2
+    half = 1
+    while half < length.max():
+        second = (ordinal & half) != 0
+        # First halves with a second half are full: each is ``half`` rows, in row order.
+        in_first = ~second & ((ordinal & ~(2 * half - 1)) + half < length)
+        first = np.flatnonzero(in_first)
+        keys = level[first] + stride * (np.arange(first.size) // half)
+        order = np.argsort(keys, kind="stable")
+        sums = weight[first][order].reshape(-1, half).cumsum(axis=1).ravel()
+        looking = np.flatnonzero(second)
+        mine = (np.cumsum(in_first) // half - 1)[looking]  # the block's number among the halves
+        found = np.searchsorted(keys[order], stride * mine + query[looking], side="right")
+        found -= mine * half
+        count[looking] += found
+        total[looking] += np.where(found > 0, sums[mine * half + np.maximum(found - 1, 0)], 0.0)
+        half *= 2
+    return count, total

@@ -1,0 +1,198 @@
+"""The options every entry point shares, checked once: the table spec and the tie policy.
+
+A user passes ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=``, ``ranked=`` and
+``ties=`` as keywords (:class:`ColumnOptions`); :meth:`TableSpec.of` checks them and gives the
+one frozen object the rest of the code reads. The tie policy travels as a :class:`Ties`
+object with the predicates the ranking and the measures ask of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, TypedDict, get_args
+
+from polars_graded.errors import InvalidValueError
+
+TiePolicy = Literal["trec_eval", "input", "optimistic", "pessimistic", "average"]
+"""How rows with equal scores are ordered, or averaged over (see :class:`Ties`)."""
+TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
+
+
+@dataclass(frozen=True)
+class Ties:
+    """A checked tie policy, with the questions the code asks of it.
+
+    ``"trec_eval"`` (item descending among equal scores, as trec_eval), ``"input"`` (the
+    rows' own order), ``"optimistic"`` / ``"pessimistic"`` (the higher / lower label first)
+    or ``"average"`` (the expected value over every order of each tied group, McSherry and
+    Najork, ECIR 2008).
+
+    Examples
+    --------
+    >>> Ties.of("average").averaged
+    True
+    >>> str(Ties.of("optimistic"))
+    'optimistic'
+    """
+
+    policy: TiePolicy = "trec_eval"
+
+    def __post_init__(self) -> None:
+        if self.policy not in TIE_POLICIES:
+            choices = ", ".join(map(repr, TIE_POLICIES))
+            msg = f"ties= must be one of {choices}; got {self.policy!r}"
+            raise InvalidValueError(msg)
+
+    @classmethod
+    def of(cls, ties: object) -> Ties:
+        """The policy of a ``ties=`` argument (a name or a :class:`Ties`), checked."""
+        return ties if isinstance(ties, Ties) else cls(ties)  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return self.policy
+
+    @property
+    def averaged(self) -> bool:
+        """Values are averaged over the orders of each tied group."""
+        return self.policy == "average"
+
+    @property
+    def by_item(self) -> bool:
+        """Ties must come item descending (trec_eval's order, which ``average`` sorts by too)."""
+        return self.policy == "trec_eval"
+
+    @property
+    def in_input_order(self) -> bool:
+        """Tied rows keep the table's own row order."""
+        return self.policy == "input"
+
+    @property
+    def by_label(self) -> bool:
+        """Tied rows are ordered by their label (optimistic or pessimistic)."""
+        return self.policy in ("optimistic", "pessimistic")
+
+    @property
+    def best_first(self) -> bool:
+        """Among tied rows, the higher label comes first."""
+        return self.policy == "optimistic"
+
+
+def as_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Normalise a ``by=`` argument to a tuple of column names.
+
+    Examples
+    --------
+    >>> as_by("system")
+    ('system',)
+    """
+    if by is None:
+        return ()
+    if isinstance(by, str):
+        return (by,)
+    return tuple(by)
+
+
+class ColumnOptions(TypedDict, total=False):
+    """Keyword arguments describing the table, shared by every entry point.
+
+    query, item, score, relevance
+        Column names (defaults: ``"query"``, ``"item"``, ``"score"``, ``"relevance"``).
+    by
+        Extra key column(s), e.g. ``"system"``: every result is keyed by ``by + [query]``.
+    ranked
+        ``True`` when the rows are already in ranked order, as in TREC run files and most
+        ranking logs: sorted by ``by + [query]``'s groups (each query's rows contiguous),
+        then score descending, ties by item descending, rows with a null score last. The
+        per-query sort is skipped; rows out of that order raise an error naming a query
+        and an item. Default ``False``: the rows may come in any order.
+    ties
+        How rows with equal scores (compared as float32) are ordered: ``"trec_eval"``
+        (default: item descending, as trec_eval), ``"input"`` (the rows' order in the
+        table), ``"optimistic"`` / ``"pessimistic"`` (the higher / lower label first), or
+        ``"average"``: the exact expected value of each measure over every order of each
+        group of tied rows (McSherry and Najork, ECIR 2008), in closed form. With
+        ``ranked=True``, ``"trec_eval"`` requires ties by item descending and the others
+        take tied rows in any order.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> df = pl.DataFrame({"q": [1, 1], "doc": ["a", "b"], "score": [2.0, 1.0],
+    ...                    "relevance": [0, 1]})
+    >>> columns: ColumnOptions = {"query": "q", "item": "doc"}
+    >>> pg.evaluate(df, ["rr"], **columns).rows()  # the relevant row is second
+    [(1, 0.5)]
+    """
+
+    query: str
+    item: str
+    score: str
+    relevance: str
+    by: str | Sequence[str] | None
+    ranked: bool
+    ties: TiePolicy
+
+
+_TABLE_OPTIONS = ("query", "item", "score", "relevance", "by", "ranked", "ties")
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """The long table's columns and how to read them, as the user gave them.
+
+    Examples
+    --------
+    >>> spec = TableSpec.of({"by": "system", "ties": "average"})
+    >>> spec.keys, spec.ties.averaged
+    (['system', 'query'], True)
+    """
+
+    query: str = "query"
+    item: str = "item"
+    score: str = "score"
+    relevance: str = "relevance"
+    by: tuple[str, ...] = ()
+    ranked: bool = False
+    """The rows are already in ranked order: no sort (see :func:`ranking.mark_ranked_order`)."""
+    ties: Ties = field(default_factory=Ties)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by", as_by(self.by))
+        object.__setattr__(self, "ties", Ties.of(self.ties))
+        ranked: object = self.ranked  # typed bool, but it comes from the user
+        if not isinstance(ranked, bool):
+            msg = f"ranked= must be True or False, got {ranked!r}"
+            raise TypeError(msg)
+
+    @classmethod
+    def of(cls, options: Mapping[str, object] | TableSpec) -> TableSpec:
+        """The spec of a :class:`ColumnOptions` mapping; unknown keywords are a ``TypeError``."""
+        if isinstance(options, TableSpec):
+            return options
+        unknown = sorted(set(options) - set(_TABLE_OPTIONS))
+        if unknown:
+            msg = (
+                f"unknown keyword argument(s) {unknown}; "
+                "the table arguments are query=, item=, score=, relevance=, by=, ranked=, ties="
+            )
+            raise TypeError(msg)
+        return cls(**options)  # type: ignore[arg-type]
+
+    @property
+    def keys(self) -> list[str]:
+        """The columns that identify one ranked list: ``by + [query]``."""
+        return [*self.by, self.query]
+
+    def options(self) -> ColumnOptions:
+        """The keywords that give this spec back, for the typed API's ``**columns``."""
+        return ColumnOptions(
+            query=self.query,
+            item=self.item,
+            score=self.score,
+            relevance=self.relevance,
+            by=self.by,
+            ranked=self.ranked,
+            ties=self.ties.policy,
+        )

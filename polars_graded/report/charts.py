@@ -1,0 +1,272 @@
+"""The figures of a report (:mod:`polars_graded.report`), as PNG bytes.
+
+Drawn with matplotlib's object-oriented API (``Figure`` without pyplot, so no GUI backend
+and no global state): bar charts of each measure with confidence intervals, MAP at each
+relevance threshold beside µMAP per system (the left half of the paper's Fig. 6), MAP as a
+step function of the threshold when the labels have too many values for a line each, and the
+sorted per-query differences of each system from the baseline.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from polars_graded.report.text import BETTER, WORSE
+
+BETTER_COLOUR = "#0072B2"  # Okabe-Ito blue: significantly better than the baseline
+WORSE_COLOUR = "#D55E00"  # Okabe-Ito vermillion: significantly worse
+PLAIN_COLOUR = "#9DB4CC"
+BASELINE_COLOUR = "#555555"
+MU_COLOUR = "#C62828"
+DPI = 144
+PANEL_COLUMNS = 4
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+"""The first bytes of every PNG file."""
+
+
+def data_uri(png: bytes) -> str:
+    """``png`` as a ``data:image/png;base64,...`` URI.
+
+    Examples
+    --------
+    >>> data_uri(b"\\x89PNG")
+    'data:image/png;base64,iVBORw=='
+    """
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+
+
+def _png(figure: Any) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=DPI, facecolor="white")
+    return buffer.getvalue()
+
+
+def _colour(row: dict[str, Any], baseline: str) -> str:
+    if row["system"] == baseline:
+        return BASELINE_COLOUR
+    if not row["significant"]:
+        return PLAIN_COLOUR
+    return BETTER_COLOUR if row["diff"] > 0 else WORSE_COLOUR
+
+
+def measure_bars(
+    comparison: pl.DataFrame, measure: str, order: Sequence[str], confidence: float
+) -> bytes:
+    """Horizontal bars of one measure's mean per system with its confidence interval.
+
+    Parameters
+    ----------
+    comparison
+        The output of :func:`~polars_graded.compare.compare`.
+    measure
+        The measure to draw.
+    order
+        The systems top to bottom; the first is the baseline (a dashed line marks its mean).
+    confidence
+        The intervals' confidence level (for the axis label).
+
+    Examples
+    --------
+    >>> from polars_graded.report import compute_report
+    >>> from polars_graded.report.inputs import example_table
+    >>> rep = compute_report(example_table(), ["ap"], trials=100, bootstrap=100)
+    >>> measure_bars(rep.comparison, "ap", rep.order, 0.95)[:8] == PNG_SIGNATURE
+    True
+    """
+    rows = {r["system"]: r for r in comparison.filter(pl.col("measure") == measure).to_dicts()}
+    shown = [rows[s] for s in order]
+    figure = _figure(5.6, 0.8 + 0.24 * len(shown))
+    axes = figure.add_subplot()
+    means = [r["mean"] for r in shown]
+    errors = [[r["mean"] - r["ci_low"] for r in shown], [r["ci_high"] - r["mean"] for r in shown]]
+    axes.barh(
+        range(len(shown)),
+        means,
+        xerr=errors,
+        color=[_colour(r, order[0]) for r in shown],
+        error_kw={"elinewidth": 0.9, "capsize": 2, "ecolor": "#222222"},
+    )
+    axes.axvline(shown[0]["mean"], color=BASELINE_COLOUR, linestyle="--", linewidth=0.8)
+    axes.set_yticks(range(len(shown)), [_label(r, order[0]) for r in shown], fontsize=8)
+    axes.invert_yaxis()
+    axes.set_xlim(0, max(1e-9, *(r["ci_high"] for r in shown)) * 1.05)
+    axes.set_xlabel(f"mean {measure} ({confidence:.0%} CI)", fontsize=9)
+    axes.set_title(measure, fontsize=10, loc="left")
+    axes.tick_params(axis="x", labelsize=8)
+    axes.grid(axis="x", color="#e5e5e5")
+    axes.set_axisbelow(True)
+    return _png(figure)
+
+
+def _label(row: dict[str, Any], baseline: str) -> str:
+    if row["system"] == baseline:
+        return f"{row['system']} (baseline)"
+    if row["significant"]:
+        return f"{row['system']} {BETTER if row['diff'] > 0 else WORSE}"
+    return str(row["system"])
+
+
+def threshold_lines(table: pl.DataFrame, order: Sequence[str]) -> bytes:
+    """MAP at each relevance threshold and µMAP per system (the paper's Fig. 6, left).
+
+    Parameters
+    ----------
+    table
+        One row per system in ``order``: ``system``, then ``MAP ...`` columns (dashed blue
+        lines, lightest for the lowest threshold) and ``µMAP ...`` columns (solid red for
+        the first, dotted dark red for a second).
+    order
+        The systems along the x axis, in the rows' order.
+
+    Examples
+    --------
+    >>> table = pl.DataFrame({"system": ["a", "b"], "MAP rel≥1": [0.5, 0.75], "µMAP": [0.4, 0.6]})
+    >>> threshold_lines(table, ["a", "b"])[:8] == PNG_SIGNATURE
+    True
+    """
+    figure = _figure(11.0, 4.6)
+    axes = figure.add_subplot()
+    x = list(range(len(order)))
+    maps = [c for c in table.columns if c.startswith("MAP")]
+    mus = [c for c in table.columns if c.startswith("µMAP")]
+    for column, colour in zip(maps, _blues(len(maps)), strict=True):
+        axes.plot(x, table[column], "o--", color=colour, markersize=4, linewidth=1.2, label=column)
+    styles = [("s-", MU_COLOUR, 2.2), ("D:", "#6D1414", 1.6)]
+    for column, (style, colour, width) in zip(mus, styles, strict=False):
+        axes.plot(
+            x, table[column], style, color=colour, markersize=5, linewidth=width, label=column
+        )
+    crowded = sum(len(name) for name in order) > 80  # characters the x axis holds level
+    axes.set_xticks(
+        x, list(order), rotation=35 if crowded else 0, ha="right" if crowded else "center"
+    )
+    axes.tick_params(axis="x", labelsize=8)
+    axes.set_ylabel("mean over queries", fontsize=9)
+    top = table.select(pl.max_horizontal(pl.col(maps + mus).max())).item() or 0.0
+    axes.set_ylim(0, min(1.02, max(0.05, top * 1.12)))
+    axes.tick_params(axis="y", labelsize=8)
+    axes.grid(axis="y", color="#e5e5e5")
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return _png(figure)
+
+
+def threshold_curves(thresholds: pl.DataFrame, order: Sequence[str]) -> bytes:
+    """MAP as a function of the threshold, one step line per system: for labels with too
+    many distinct values for a line per threshold.
+
+    Parameters
+    ----------
+    thresholds
+        :func:`~polars_graded.api.per_threshold` by ``system``: MAP at threshold t
+        holds for every threshold in (the one below, t].
+    order
+        The systems, in the legend's order.
+
+    Examples
+    --------
+    >>> thresholds = pl.DataFrame(
+    ...     {"system": ["a", "a"], "threshold": [1.0, 2.0], "map": [0.75, 0.5]}
+    ... )
+    >>> threshold_curves(thresholds, ["a"])[:8] == PNG_SIGNATURE
+    True
+    """
+    figure = _figure(11.0, 4.6)
+    axes = figure.add_subplot()
+    for name, colour in zip(order, _palette(len(order)), strict=True):
+        mine = thresholds.filter(pl.col("system") == name).sort("threshold")
+        if mine.height:
+            x = [0.0, *mine["threshold"].to_list()]
+            y = [mine["map"][0], *mine["map"].to_list()]
+            axes.step(x, y, where="pre", color=colour, linewidth=1.2, label=name)
+    axes.set_xlabel("relevance threshold t (relevant: label ≥ t)", fontsize=9)
+    axes.set_ylabel("MAP", fontsize=9)
+    axes.set_ylim(0, 1.02)
+    axes.tick_params(labelsize=8)
+    axes.grid(color="#e5e5e5")
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return _png(figure)
+
+
+def _palette(count: int) -> list[Any]:
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if count <= 10 else "viridis"]
+    return [cmap(i if count <= 10 else i / max(1, count - 1)) for i in range(count)]
+
+
+def _blues(count: int) -> list[Any]:
+    from matplotlib import colormaps
+
+    cmap = colormaps["Blues"]
+    return [cmap(0.4 + 0.55 * i / max(1, count - 1)) for i in range(count)]
+
+
+def differences(
+    paired: pl.DataFrame, measure: str, order: Sequence[str], comparison: pl.DataFrame
+) -> bytes:
+    """Per system, its per-query differences from the baseline, sorted, as bars.
+
+    Parameters
+    ----------
+    paired
+        Columns ``system``, ``query`` and ``diff`` (system minus baseline, per query).
+    measure
+        The measure (for titles).
+    order
+        The systems; the first is the baseline and gets no panel.
+    comparison
+        The output of :func:`~polars_graded.compare.compare` (marks the significant ones).
+
+    Examples
+    --------
+    >>> from polars_graded.report import compute_report
+    >>> from polars_graded.report.compute import paired_differences
+    >>> from polars_graded.report.inputs import example_table
+    >>> rep = compute_report(example_table(), ["ap"], trials=100, bootstrap=100)
+    >>> paired = paired_differences(rep, "ap")
+    >>> differences(paired, "ap", rep.order, rep.comparison)[:8] == PNG_SIGNATURE
+    True
+    """
+    others = list(order[1:])
+    columns = min(len(others), 3 if len(others) in (5, 6, 9) else PANEL_COLUMNS)
+    rows = math.ceil(len(others) / columns)
+    figure = _figure(min(11.0, 1.0 + 2.6 * columns), 0.5 + 2.0 * rows)
+    panels = figure.subplots(rows, columns, sharey=True, squeeze=False)
+    rows_of = comparison.filter(pl.col("measure") == measure).to_dicts()
+    marks = {r["system"]: r for r in rows_of}
+    for axes, name in zip(panels.flat, others, strict=False):
+        values = paired.filter(pl.col("system") == name)["diff"].sort(descending=True)
+        _difference_panel(axes, values, marks[name], order[0])
+    for axes in list(panels.flat)[len(others) :]:
+        axes.set_visible(False)
+    figure.supylabel(f"{measure}: system − {order[0]}", fontsize=9)
+    figure.supxlabel("queries, sorted by difference", fontsize=9)
+    return _png(figure)
+
+
+def _difference_panel(axes: Any, values: pl.Series, row: dict[str, Any], baseline: str) -> None:
+    colours = [BETTER_COLOUR if v > 0 else WORSE_COLOUR for v in values]
+    axes.bar(range(values.len()), values.to_list(), width=1.0, color=colours)
+    axes.axhline(0, color="#222222", linewidth=0.6)
+    better, worse = int((values > 0).sum()), int((values < 0).sum())
+    axes.set_title(
+        f"{_label(row, baseline)}\n{better} better, {worse} worse, "
+        f"{values.len() - better - worse} tied",
+        fontsize=8,
+    )
+    axes.set_xticks([])
+    axes.tick_params(axis="y", labelsize=7)
+    axes.grid(axis="y", color="#e5e5e5")
+    axes.set_axisbelow(True)

@@ -1,0 +1,283 @@
+"""A report's numbers: evaluate a long table with a system column through the typed API,
+compare every system with a baseline, break µMAP down by threshold, count the ties, and
+describe the data (:func:`compute_report`, :func:`describe`)."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from typing import Literal, Unpack
+
+import polars as pl
+
+from polars_graded import api
+from polars_graded.compare import MissingPolicy, compare, order_systems, query_grid
+from polars_graded.defaults import ENGINE, REPORT_MEASURES
+from polars_graded.errors import InvalidValueError, MissingColumnError
+from polars_graded.measures import as_measures
+from polars_graded.options import ColumnOptions, TableSpec
+from polars_graded.report.content import Description, Report, Settings
+from polars_graded.report.inputs import report_spec
+from polars_graded.report.ties import tie_effects
+
+EXTRAS = ("matplotlib", "scipy")
+"""The packages a report needs beyond the library's own."""
+EXTRAS_HINT = "pip install 'polars-graded[report]'"
+
+
+def require_extras() -> None:
+    """Raise :class:`ModuleNotFoundError` naming the pip command if an extra is missing.
+
+    Examples
+    --------
+    >>> require_extras()  # matplotlib and scipy are installed
+    """
+    missing = [name for name in EXTRAS if importlib.util.find_spec(name) is None]
+    if missing:
+        msg = f"the report needs {' and '.join(missing)}: {EXTRAS_HINT}"
+        raise ModuleNotFoundError(msg)
+
+
+def describe(
+    table: pl.DataFrame | pl.LazyFrame,
+    *,
+    system: str | None = None,
+    **columns: Unpack[ColumnOptions],
+) -> Description:
+    """Systems, queries, rows, labels and unjudged rows of a long table.
+
+    ``by`` names the system column (default ``"system"``; ``system=`` is its deprecated
+    alias), ``query``, ``item``, ``score`` and ``relevance`` the others.
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({
+    ...     "system": ["a", "a", "a"], "query": [1, 1, 2], "item": ["x", "y", "x"],
+    ...     "score": [2.0, 1.0, None], "relevance": [1, None, 0],
+    ... })
+    >>> d = describe(df)
+    >>> d.queries, d.no_relevant, d.levels.rows()
+    (2, ('2',), [(0, 1), (1, 1)])
+    """
+    return _describe(table.lazy(), report_spec(columns, system))
+
+
+def _describe(lf: pl.LazyFrame, spec: TableSpec) -> Description:
+    query, relevance = spec.query, spec.relevance
+    judged = lf.filter(pl.col(relevance).is_not_null()).select(query, spec.item, relevance)
+    levels = judged.unique().group_by(relevance).agg(judgments=pl.len()).sort(relevance)
+    top = lf.group_by(query).agg(top=pl.col(relevance).max())
+    no_relevant = top.filter(pl.col("top").fill_null(0) <= 0).select(query).sort(query)
+    counts = lf.select(queries=pl.col(query).n_unique(), rows=pl.len())
+    systems, labels, empty, sizes = pl.collect_all(
+        [_per_system(lf, spec), levels, no_relevant, counts]
+    )
+    return Description(
+        queries=int(sizes["queries"][0]),
+        rows=int(sizes["rows"][0]),
+        per_system=systems,
+        levels=labels.rename({relevance: "relevance"}),
+        no_relevant=tuple(str(q) for q in empty[query]),
+        item_type=str(lf.collect_schema()[spec.item]),
+    )
+
+
+def _per_system(lf: pl.LazyFrame, spec: TableSpec) -> pl.LazyFrame:
+    """Per system: queries, rows, retrieved and unjudged rows, the unjudged share."""
+    system = spec.by[0]
+    retrieved = pl.col(spec.score).is_not_null()
+    per_system = lf.group_by(system).agg(
+        queries=pl.col(spec.query).n_unique(),
+        rows=pl.len(),
+        retrieved=retrieved.sum(),
+        unjudged=(retrieved & pl.col(spec.relevance).is_null()).sum(),
+    )
+    return per_system.select(
+        pl.col(system).cast(pl.String).alias("system"),
+        pl.exclude(system),
+        unjudged_share=pl.col("unjudged") / pl.col("retrieved"),
+    ).sort("system")
+
+
+def compute_report(
+    table: pl.DataFrame | pl.LazyFrame,
+    measures: Sequence[str] | str | None = None,
+    *,
+    baseline: str | None = None,
+    missing: MissingPolicy = "zero",
+    trials: int = 10_000,
+    bootstrap: int = 10_000,
+    confidence: float = 0.95,
+    alpha: float = 0.05,
+    seed: int = 0,
+    title: str = "Evaluation report",
+    differences: Sequence[str] | Literal["all"] | None = None,
+    source: str = "",
+    system: str | None = None,
+    **columns: Unpack[ColumnOptions],
+) -> Report:
+    """Evaluate, compare and describe a long table with a system column.
+
+    Parameters
+    ----------
+    table
+        One row per (system, query, item) with the score and the relevance label.
+    measures
+        Measure names (default :data:`polars_graded.defaults.REPORT_MEASURES`).
+    baseline
+        The system every other is compared with (default: the first in sorted order).
+    missing
+        A query a system has no row for: ``"zero"`` scores it 0, ``"common"`` keeps only
+        the queries every system has (see :func:`~polars_graded.compare.compare`).
+    trials, bootstrap, confidence, alpha, seed
+        Randomization-test trials, bootstrap resamples, confidence level of the
+        intervals, significance level, random seed.
+    title
+        The report's title.
+    differences
+        Measures of the per-query difference plots: default the first, ``"all"`` each.
+    source
+        A line on where the data came from, shown under the title.
+    system
+        Deprecated alias of ``by``.
+    **columns
+        The table's columns as for :func:`polars_graded.evaluate`
+        (:class:`~polars_graded.options.ColumnOptions`): ``by`` the one system column
+        (default ``"system"``), ``query``, ``item``, ``score``, ``relevance``, ``ranked``,
+        and ``ties``, the tie policy of every number (default ``"trec_eval"``: ties by item
+        id descending); the section "Tied scores" sets it beside ``"average"`` (or
+        ``"average"`` beside ``"trec_eval"``), see
+        :func:`~polars_graded.report.ties.tie_effects`.
+
+    Returns
+    -------
+    Report
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({
+    ...     "system": ["a"] * 4 + ["b"] * 4, "query": [1, 1, 2, 2] * 2,
+    ...     "item": ["x", "y"] * 4, "score": [2.0, 1.0] * 2 + [1.0, 2.0] * 2,
+    ...     "relevance": [0, 1, 0, 2] * 2,
+    ... })
+    >>> rep = compute_report(df, ["ap"], trials=100, bootstrap=100)
+    >>> rep.comparison.select("system", "mean", "diff", "significant").rows()
+    [('a', 0.5, 0.0, False), ('b', 1.0, 0.5, False)]
+    >>> from polars_graded.report import to_markdown
+    >>> print(to_markdown(rep).splitlines()[6:10])  # doctest: +NORMALIZE_WHITESPACE
+    ['| system | queries | ap |', '| --- | --: | --: |',
+     '| a (baseline) | 2 | 0.5000 |', '| b | 2 | 1.0000 |']
+    """
+    require_extras()
+    spec = report_spec(columns, system)
+    lf = table.lazy()
+    _require_system(lf, spec)
+    names = tuple(str(m) for m in as_measures(measures or list(REPORT_MEASURES)))
+    per_query = api.evaluate(lf, list(names), **spec.options()).collect(engine=ENGINE)
+    settings = Settings(
+        measures=names,
+        baseline=_baseline(per_query, spec, baseline),
+        missing=missing,
+        trials=trials,
+        bootstrap=bootstrap,
+        confidence=confidence,
+        alpha=alpha,
+        seed=seed,
+        title=title,
+        differences=_differences(differences, names),
+        ties=spec.ties,
+    )
+    return _report(lf, per_query, spec, settings, source)
+
+
+def _require_system(lf: pl.LazyFrame, spec: TableSpec) -> None:
+    if spec.by[0] not in lf.collect_schema():
+        msg = f"the table has no system column {spec.by[0]!r}; name it with by= (--by)"
+        raise MissingColumnError(msg)
+
+
+def _baseline(per_query: pl.DataFrame, spec: TableSpec, wanted: str | None) -> str:
+    """The baseline of :func:`~polars_graded.compare.order_systems` among the systems as text."""
+    systems = per_query.get_column(spec.by[0]).cast(pl.String)
+    if systems.is_empty():
+        msg = "the table has no rows to report on"
+        raise InvalidValueError(msg)
+    return str(order_systems(systems, None if wanted is None else str(wanted))[0])
+
+
+def _differences(wanted: Sequence[str] | str | None, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The measures of the difference plots: the first by default, ``"all"`` each."""
+    if wanted is None:
+        return names[:1]
+    if wanted == "all":
+        return names
+    chosen = tuple(str(m) for m in as_measures(wanted))
+    unknown = [m for m in chosen if m not in names]
+    if unknown:
+        msg = f"difference plots of {unknown}: not among the report's measures {list(names)}"
+        raise InvalidValueError(msg)
+    return chosen
+
+
+def _report(
+    lf: pl.LazyFrame, per_query: pl.DataFrame, spec: TableSpec, settings: Settings, source: str
+) -> Report:
+    """The comparison, the thresholds, the description and the ties around ``per_query``."""
+    system = spec.by[0]
+    comparison = compare(
+        per_query.with_columns(pl.col(system).cast(pl.String)),
+        list(settings.measures),
+        by=system,
+        query=spec.query,
+        baseline=settings.baseline,
+        missing=settings.missing,
+        trials=settings.trials,
+        bootstrap=settings.bootstrap,
+        confidence=settings.confidence,
+        alpha=settings.alpha,
+        seed=settings.seed,
+    ).rename({system: "system"})  # the key is ``system`` in the report
+    thresholds = api.per_threshold(lf, **spec.options()).collect()
+    order = _order(comparison, settings)
+    return Report(
+        settings=settings,
+        per_query=per_query,
+        comparison=comparison,
+        thresholds=thresholds.with_columns(pl.col(system).cast(pl.String)),
+        description=_describe(lf, spec),
+        order=order,
+        ties=tie_effects(lf, per_query, spec, settings.measures, order, missing=settings.missing),
+        system=system,
+        query=spec.query,
+        source=source,
+    )
+
+
+def _order(comparison: pl.DataFrame, settings: Settings) -> tuple[str, ...]:
+    """The baseline, then the other systems by the first measure's mean, best first."""
+    first = comparison.filter(pl.col("measure") == settings.measures[0])
+    ranked = first.sort(["mean", "system"], descending=[True, False])["system"].cast(pl.String)
+    return (settings.baseline, *(s for s in ranked if s != settings.baseline))
+
+
+def paired_differences(report: Report, measure: str) -> pl.DataFrame:
+    """Per system other than the baseline and query: ``diff`` = its value − the baseline's.
+
+    Queries a system has no value for follow ``missing``: 0 with ``"zero"``, left out
+    with ``"common"`` (only the queries every system has; see
+    :func:`~polars_graded.compare.query_grid`).
+
+    Examples
+    --------
+    >>> from polars_graded.report.inputs import example_table
+    >>> rep = compute_report(example_table(), ["ap"], trials=100, bootstrap=100)
+    >>> paired_differences(rep, "ap").rows()
+    [('b', 1, 0.5), ('b', 2, 0.5)]
+    """
+    values = report.per_query.select(
+        system=pl.col(report.system).cast(pl.String), query=pl.col(report.query), value=measure
+    )
+    grid = query_grid(values, report.order, report.settings.missing)
+    base = grid.filter(pl.col("system") == report.settings.baseline).select("query", base="value")
+    others = grid.filter(pl.col("system") != report.settings.baseline).join(base, on="query")
+    return others.select("system", "query", diff=pl.col("value") - pl.col("base"))

@@ -1,0 +1,112 @@
+"""What a report holds (:class:`Report`: its settings, the data's description, the numbers)
+and the files it is written to (:data:`FILES`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+from dataclasses import dataclass, field
+
+import polars as pl
+
+import polars_graded
+from polars_graded.compare import MissingPolicy
+from polars_graded.options import Ties
+
+FILES: tuple[str, str, str] = ("report.html", "report.md", "per_query.parquet")
+"""The files of a report, in the order of :class:`~polars_graded.report.ReportFiles`."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The measures, the baseline, and the tests' parameters (see
+    :func:`~polars_graded.report.compute_report`); ``ties`` is the checked tie policy.
+
+    Examples
+    --------
+    >>> Settings(measures=("ap",), baseline="bm25").ties.policy
+    'trec_eval'
+    """
+
+    measures: tuple[str, ...]
+    baseline: str
+    missing: MissingPolicy = "zero"
+    trials: int = 10_000
+    bootstrap: int = 10_000
+    confidence: float = 0.95
+    alpha: float = 0.05
+    seed: int = 0
+    title: str = "Evaluation report"
+    differences: tuple[str, ...] = ()
+    ties: Ties = field(default_factory=Ties)
+
+
+@dataclass(frozen=True)
+class Description:
+    """The data behind a report (see :func:`~polars_graded.report.describe`).
+
+    ``per_system``: ``system``, ``queries``, ``rows``, ``retrieved`` (score not null),
+    ``unjudged`` (retrieved, relevance null), ``unjudged_share``. ``levels``: ``relevance``
+    and ``judgments``, the distinct judged (query, item) pairs with that label.
+    ``no_relevant``: the queries without a judged row of label > 0.
+
+    Examples
+    --------
+    >>> from polars_graded.report import describe
+    >>> from polars_graded.report.inputs import example_table
+    >>> describe(example_table()).levels.rows()
+    [(0, 2), (1, 1), (2, 1)]
+    """
+
+    queries: int
+    rows: int
+    per_system: pl.DataFrame
+    levels: pl.DataFrame
+    no_relevant: tuple[str, ...]
+    item_type: str
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _versions() -> str:
+    return (
+        f"polars_graded {polars_graded.__version__}, Polars {pl.__version__}, "
+        f"Python {platform.python_version()}"
+    )
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a report shows (see :func:`~polars_graded.report.compute_report`).
+
+    ``per_query``: ``evaluate(measures, by=system)``. ``comparison``: the output of
+    :func:`~polars_graded.compare.compare`, its key column named ``system``. ``thresholds``: of
+    :func:`~polars_graded.api.per_threshold` by system. ``order``: the systems as the
+    tables and charts list them, the baseline first, then by the first measure's mean.
+    ``ties``: per system (in ``order``) and measure, what the tie policy changes (see
+    :func:`~polars_graded.report.ties.tie_effects`). ``system`` and ``query`` name the key
+    columns of ``per_query``.
+
+    Examples
+    --------
+    >>> from polars_graded.report import compute_report
+    >>> from polars_graded.report.inputs import example_table
+    >>> rep = compute_report(example_table(), ["ap"], trials=100, bootstrap=100)
+    >>> rep.order, rep.settings.baseline, rep.per_query.columns
+    (('a', 'b'), 'a', ['system', 'query', 'ap'])
+    """
+
+    settings: Settings
+    per_query: pl.DataFrame
+    comparison: pl.DataFrame
+    thresholds: pl.DataFrame
+    description: Description
+    order: tuple[str, ...]
+    ties: pl.DataFrame
+    system: str = "system"
+    query: str = "query"
+    source: str = ""
+    created: str = field(default_factory=_now)
+    versions: str = field(default_factory=_versions)

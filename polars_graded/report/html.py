@@ -1,0 +1,352 @@
+"""A report as one self-contained HTML page (``report.html``): figures embedded as PNG data
+URIs, the CSS inline, no script and no link out."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+
+import polars as pl
+
+import polars_graded
+from polars_graded.report.charts import (
+    data_uri,
+    differences,
+    measure_bars,
+    threshold_curves,
+    threshold_lines,
+)
+from polars_graded.report.compute import paired_differences
+from polars_graded.report.content import FILES, Report
+from polars_graded.report.text import (
+    BETTER,
+    WORSE,
+    cell_text,
+    comparison_rows,
+    conventions,
+    data_lines,
+    fmt,
+    fmt_diff,
+    legend,
+    marker,
+    query_counts,
+    threshold_notes,
+    threshold_table,
+    thresholds_capped,
+)
+from polars_graded.report.ties import tie_chunks, tie_lines, tie_rows, tie_rule
+
+CSS = """
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
+ color:#1d1d1f;margin:0;background:#f3f3f3}
+main{max-width:1180px;margin:0 auto;padding:24px 32px 48px;background:#fff}
+h1{font-size:26px;margin:0 0 4px}
+h2{font-size:20px;margin:36px 0 10px;border-bottom:1px solid #ddd;padding-bottom:4px}
+.meta,.legend,figcaption,footer{color:#555;font-size:13px}
+nav a{margin-right:14px;font-size:14px}
+table{border-collapse:collapse;font-size:13.5px;margin:8px 0}
+th,td{padding:4px 10px;border-bottom:1px solid #e6e6e6;text-align:left;white-space:nowrap}
+thead th{border-bottom:2px solid #999;background:#f4f4f4}
+.num{text-align:right;font-variant-numeric:tabular-nums}
+tbody tr:nth-child(even){background:#fafafa}
+tbody tr.baseline{background:#eaf1f8}
+.mark{display:inline-block;width:1.2em;text-align:center}
+.up{color:#0072B2}.down{color:#D55E00}
+.tag{font-size:11px;font-weight:normal;color:#fff;background:#555;border-radius:3px;
+ padding:0 4px;margin-left:6px}
+.wide{overflow-x:auto}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:12px}
+figure{margin:8px 0}
+figure img{max-width:100%;height:auto;border:1px solid #eee}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:6px 16px;font-size:14px}
+dt{font-weight:600}
+dd{margin:0}
+table.compact{font-size:12.5px}
+table.compact th,table.compact td{padding:3px 7px}
+tr.group th{background:#fff;border-bottom:1px solid #999;padding-top:14px;font-size:14px}
+tr.span th{background:#fff;border-bottom:1px solid #bbb;text-align:center;padding-top:12px}
+tr.head th{border-bottom:2px solid #999;background:#f4f4f4}
+th.start,td.start,tr.head th:nth-child(3n){border-left:1px solid #ddd}
+"""
+"""The page's style sheet, inlined in its ``<style>``."""
+
+SECTIONS = {
+    "summary": "Summary",
+    "measures": "Measures",
+    "thresholds": "AP per relevance threshold",
+    "differences": "Per-query differences",
+    "details": "Tests",
+    "ties": "Tied scores",
+    "data": "Data",
+    "conventions": "Conventions",
+}
+"""The page's sections in order: their ids (the navigation's anchors) and titles."""
+
+TEST_COLUMNS = {
+    "n_queries": "queries",
+    "n_missing": "missing",
+    "mean": "mean",
+    "ci_low": "CI low",
+    "ci_high": "CI high",
+    "diff": "diff",
+    "diff_ci_low": "diff low",
+    "diff_ci_high": "diff high",
+    "t_stat": "t",
+    "p_ttest": "p t-test",
+    "p_ttest_holm": "Holm",
+    "p_randomization": "p rand.",
+    "p_randomization_holm": "Holm",
+}
+"""The columns of :func:`~polars_graded.compare.compare` the tests table shows, and their
+headers."""
+
+Head = Sequence[tuple[str, bool]]
+
+
+def to_html(report: Report) -> str:
+    """The report as one self-contained HTML page (PNG data URIs, inline CSS, no script).
+
+    Examples
+    --------
+    >>> from polars_graded.report import compute_report
+    >>> from polars_graded.report.inputs import example_table
+    >>> page = to_html(compute_report(example_table(), ["ap"], trials=100, bootstrap=100))
+    >>> page.startswith("<!DOCTYPE html>"), "<script" in page
+    (True, False)
+    """
+    esc, s = html.escape, report.settings
+    nav = "".join(f'<a href="#{key}">{esc(text)}</a>' for key, text in SECTIONS.items())
+    meta = f"Created {report.created} with {report.versions}. {report.source}".strip()
+    body = [
+        f"<h1>{esc(s.title)}</h1>",
+        f'<p class="meta">{esc(meta)}</p>',
+        f"<nav>{nav}</nav>",
+        *(section(report) for section in _SECTION_HTML),
+        f"<footer><p>polars_graded {esc(polars_graded.__version__)} · "
+        f"{' · '.join(FILES)}</p></footer>",
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{esc(s.title)}</title>\n<style>{CSS}</style></head>\n"
+        "<body><main>\n" + "\n".join(body) + "\n</main></body></html>\n"
+    )
+
+
+# --------------------------------------------------------------------------- elements
+
+
+def _section(key: str, *parts: str) -> str:
+    head = f'<section id="{key}"><h2>{html.escape(SECTIONS[key])}</h2>'
+    return "\n".join([head, *parts, "</section>"])
+
+
+def _table(table_id: str, head: Head, rows: Sequence[str], css: str = "") -> str:
+    """A table; ``head`` holds (title, numeric) pairs, ``rows`` the ``<tr>`` elements."""
+    cells = _head_cells(head)
+    css = f' class="{css}"' if css else ""
+    return (
+        f'<div class="wide"><table id="{table_id}"{css}><thead><tr>{cells}</tr></thead>\n'
+        "<tbody>\n" + "\n".join(rows) + "\n</tbody></table></div>"
+    )
+
+
+def _head_cells(head: Head) -> str:
+    return "".join(f"<th{' class=num' * n}>{html.escape(t)}</th>" for t, n in head)
+
+
+def _td(column: str, value: object, extra: str = "", text: str | None = None, css: str = "") -> str:
+    """A number with its exact value in ``data-value`` (``repr``); ``text`` replaces the
+    shown text, ``css`` adds classes."""
+    data = "" if value is None else f' data-value="{value!r}"'
+    shown = html.escape(cell_text(column, value) if text is None else text)
+    return (
+        f'<td class="num{" " * bool(css)}{css}" data-col="{html.escape(column)}"{data}>'
+        f"{shown}{extra}</td>"
+    )
+
+
+def _mark(row: dict[str, object]) -> str:
+    sign = marker(row)
+    kind = {BETTER: " up", WORSE: " down"}.get(sign, "")
+    return f'<span class="mark{kind}">{sign}</span>'
+
+
+def _tr(name: str, baseline: str, cells: str, extra: str = "") -> str:
+    base = name == baseline
+    tag = '<span class="tag">baseline</span>' if base else ""
+    css = ' class="baseline"' if base else ""
+    return (
+        f'<tr data-system="{html.escape(name)}"{extra}{css}>'
+        f'<th scope="row">{html.escape(name)}{tag}</th>{cells}</tr>'
+    )
+
+
+def _frame_rows(frame: pl.DataFrame, baseline: str) -> list[str]:
+    """A row per system of ``frame`` (its first column), a cell per other column."""
+    return [
+        _tr(row[0], baseline, "".join(
+            _td(c, v) for c, v in zip(frame.columns[1:], row[1:], strict=True)))
+        for row in frame.iter_rows()
+    ]  # fmt: skip
+
+
+def _figure(png: bytes, alt: str, caption: str = "") -> str:
+    text = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
+    return f'<figure><img src="{data_uri(png)}" alt="{html.escape(alt)}">{text}</figure>'
+
+
+def _legend(line: str) -> str:
+    return f'<p class="legend">{html.escape(line)}</p>'
+
+
+# --------------------------------------------------------------------------- sections
+
+
+def _summary(report: Report) -> str:
+    s = report.settings
+    rows, counts = comparison_rows(report), query_counts(report)
+    head = [("system", False), ("queries", True), *((m, True) for m in s.measures)]
+    body = [
+        _tr(name, s.baseline, _td("n_queries", counts[name]) + "".join(
+            _td(m, rows[name, m]["mean"], _mark(rows[name, m])) for m in s.measures))
+        for name in report.order
+    ]  # fmt: skip
+    return _section("summary", _table("summary-table", head, body), _legend(legend(report)))
+
+
+def _measures(report: Report) -> str:
+    s = report.settings
+    bars = [
+        _figure(measure_bars(report.comparison, m, report.order, s.confidence), f"{m} per system")
+        for m in s.measures
+    ]
+    caption = (
+        f"Mean per system with its {s.confidence:.0%} bootstrap interval; dashed line: the "
+        f"baseline's mean. Grey: the baseline; blue {BETTER} / orange {WORSE}: significantly "
+        "better / worse than it; light blue: no significant difference."
+    )
+    return _section("measures", f'<div class="grid">{"".join(bars)}</div>',
+                    f"<figcaption>{html.escape(caption)}</figcaption>")  # fmt: skip
+
+
+def _thresholds(report: Report) -> str:
+    frame = threshold_table(report)
+    figures = [
+        _figure(
+            threshold_lines(frame, report.order),
+            "MAP per threshold and µMAP",
+            "MAP at each threshold shown and the two µMAPs per system (the left half of "
+            "Fig. 6 of Scheel et al. 2011).",
+        )
+    ]
+    if thresholds_capped(report.thresholds["threshold"]):
+        curves = threshold_curves(report.thresholds.rename({report.system: "system"}), report.order)
+        figures.append(_figure(curves, "MAP at every threshold", "MAP at every threshold."))
+    head = [(c, frame.schema[c].is_numeric()) for c in frame.columns]
+    table = _table("threshold-table", head, _frame_rows(frame, report.settings.baseline))
+    legends = [_legend(line) for line in threshold_notes(report)]
+    return _section("thresholds", *figures, table, *legends)
+
+
+def _differences(report: Report) -> str:
+    s = report.settings
+    figures = [
+        _figure(
+            differences(paired_differences(report, m), m, report.order, report.comparison),
+            f"per-query differences of {m}",
+            f"{m}: per query, each system's value minus {s.baseline}'s, sorted; "
+            "blue: better than the baseline, orange: worse.",
+        )
+        for m in s.differences
+    ]
+    return _section("differences", *figures)
+
+
+def _tests(report: Report) -> str:
+    s, rows = report.settings, comparison_rows(report)
+    head = [("system", False), *((t, True) for t in TEST_COLUMNS.values()), ("", False)]
+    body = []
+    for m in s.measures:
+        body.append(f'<tr class="group"><th colspan="{len(head)}">{html.escape(m)}</th></tr>')
+        body += [
+            _tr(name, s.baseline, "".join(_td(c, rows[name, m][c]) for c in TEST_COLUMNS)
+                + f"<td>{_mark(rows[name, m])}</td>", f' data-measure="{html.escape(m)}"')
+            for name in report.order
+        ]  # fmt: skip
+    return _section(
+        "details", _legend(legend(report)), _table("tests-table", head, body, "compact")
+    )
+
+
+def _ties(report: Report) -> str:
+    """The tie lines around one table: a block of rows per
+    :func:`~polars_graded.report.ties.tie_chunks` of the measures."""
+    lines = tie_lines(report)
+    if len(lines) == 1:
+        return _section("ties", f"<p>{html.escape(lines[0])}</p>")
+    blocks = [
+        _tie_block(report, first, last) for first, last in tie_chunks(len(report.settings.measures))
+    ]
+    table = (
+        '<div class="wide"><table id="ties-table" class="compact">\n'
+        + "\n".join(blocks)
+        + "</table></div>"
+    )
+    legends = [_legend(line) for line in lines]
+    return _section("ties", legends[0], table, *legends[1:])
+
+
+def _tie_block(report: Report, first: int, last: int) -> str:
+    """The measures ``first:last`` of the tie table, with their own two header rows
+    (measure, then rule / average / Δ)."""
+    rule = tie_rule(report.settings.ties)
+    parts: list[tuple[str, str, Callable[[float | None], str]]] = [
+        (rule, rule, fmt), ("average", "average", fmt), ("diff", "Δ", fmt_diff)
+    ]  # fmt: skip
+    measures = report.settings.measures[first:last]
+    spans = "".join(f'<th colspan="3" class="start">{html.escape(m)}</th>' for m in measures)
+    head = [("system", False), ("tied share", True)]
+    head += [(label, True) for _ in measures for _, label, _ in parts]
+    rows = [
+        f'<tr class="span"><th></th><th></th>{spans}</tr>',
+        f'<tr class="head">{_head_cells(head)}</tr>',
+    ]
+    for name, mine in tie_rows(report):
+        cells = _td("tied_share", mine[0]["tied_share"])
+        for row in mine[first:last]:
+            cells += "".join(
+                _td(f"{row['measure']} {label}", row[key], text=show(row[key]),  # type: ignore[arg-type]
+                    css="start" if key == rule else "")
+                for key, label, show in parts
+            )  # fmt: skip
+        rows.append(_tr(name, report.settings.baseline, cells))
+    return "<tbody>\n" + "\n".join(rows) + "\n</tbody>"
+
+
+def _data(report: Report) -> str:
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in data_lines(report))
+    frame = pl.DataFrame({"system": list(report.order)}).join(
+        report.description.per_system, on="system", how="left", maintain_order="left"
+    )
+    head = [(c.replace("_", " "), frame.schema[c].is_numeric()) for c in frame.columns]
+    table = _table("systems-table", head, _frame_rows(frame, report.settings.baseline))
+    return _section("data", f"<ul>{items}</ul>", table)
+
+
+def _conventions(report: Report) -> str:
+    items = (f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in conventions(report))
+    return _section("conventions", "<dl>", *items, "</dl>")
+
+
+_SECTION_HTML: tuple[Callable[[Report], str], ...] = (
+    _summary,
+    _measures,
+    _thresholds,
+    _differences,
+    _tests,
+    _ties,
+    _data,
+    _conventions,
+)
+"""The sections' renderers, in the order of :data:`SECTIONS`."""

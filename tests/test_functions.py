@@ -1,0 +1,84 @@
+"""The expression functions (polars_graded/functions.py), made from the measure registry:
+real signatures and docs, the same checks and names as the measures."""
+
+from __future__ import annotations
+
+import doctest
+import inspect
+
+import polars as pl
+import pytest
+
+import polars_graded as pg
+from polars_graded import functions
+from polars_graded.measures import registry
+
+TABLE = pl.DataFrame(
+    {
+        "query": [1, 1, 1, 2, 2],
+        "item": ["a", "b", "c", "a", "b"],
+        "score": [3.0, 2.0, 1.0, 2.0, 2.0],
+        "relevance": [0, 2, 1, 1, 0],
+    }
+)
+NAMES = list(registry.FUNCTIONS)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_signature_shows_the_declared_parameters(name: str) -> None:
+    cls = registry.FUNCTIONS[name]
+    signature = inspect.signature(getattr(pg, name))
+    declared = [p.name for p in registry.parameters(cls, expression=True)]
+    assert list(signature.parameters) == [*declared, "columns"]
+    for p in registry.parameters(cls, expression=True):
+        parameter = signature.parameters[p.name]
+        assert parameter.kind is inspect.Parameter.KEYWORD_ONLY
+        assert parameter.default == (inspect.Parameter.empty if p.required else p.default)
+    assert signature.parameters["columns"].kind is inspect.Parameter.VAR_KEYWORD
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_docstring_is_numpydoc_with_an_example(name: str) -> None:
+    doc = getattr(pg, name).__doc__
+    for section in ("Parameters\n----------", "Returns\n-------", "Examples\n--------", ">>>"):
+        assert section in doc
+    # Made in functions.py, so that pytest --doctest-modules runs the example there.
+    found = {test.name for test in doctest.DocTestFinder().find(functions)}
+    assert f"polars_graded.functions.{name}" in found
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "average"])
+@pytest.mark.parametrize("name", NAMES)
+def test_a_function_is_its_measure_expression(name: str, ties: str) -> None:
+    cls = registry.FUNCTIONS[name]
+    measure = pg.parse_measure(cls.declaration.example)
+    keywords = {
+        p.name: getattr(measure, p.name)
+        for p in registry.parameters(cls, expression=True)
+        if p.required or getattr(measure, p.name) != p.default
+    }
+    got = TABLE.group_by("query").agg(getattr(pg, name)(**keywords, ties=ties)).sort("query")
+    want = TABLE.group_by("query").agg(pg.measure_expr(measure, ties=ties)).sort("query")
+    assert got.equals(want)
+    assert got.columns == ["query", str(measure)]
+
+
+def test_mu_ap_needs_explicit_levels() -> None:
+    with pytest.raises(TypeError, match="mu_ap\\(\\) missing 1 required keyword-only argument"):
+        pg.mu_ap()
+
+
+def test_checks_are_the_measures() -> None:
+    with pytest.raises(pg.MeasureParameterError, match="relevance threshold 'rel' must be > 0"):
+        pg.ap(rel=0)
+    with pytest.raises(pg.MeasureParameterError, match="persistence p must be between 0 and 1"):
+        pg.rbp(p=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'k'"):
+        pg.r_precision(k=3)  # R-precision takes no cutoff: k is not a parameter
+
+
+def test_column_names_are_passed_through() -> None:
+    renamed = TABLE.rename({"relevance": "label", "score": "s"})
+    got = renamed.group_by("query").agg(pg.ndcg(k=2, relevance="label", score="s"))
+    want = TABLE.group_by("query").agg(pg.ndcg(k=2))
+    assert got.sort("query").equals(want.sort("query"))

@@ -1,0 +1,238 @@
+"""The measure registry (polars_graded/measures/registry.py): one declaration per measure, and
+everything generated from it (names, aliases, functions, shortcuts, README table, stubs)."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import polars_graded as pg
+from polars_graded import functions
+from polars_graded.measures import generate, registry
+from polars_graded.measures.base import Declaration, Measure, ThresholdMeasure
+from polars_graded.measures.grammar import ALIASES, valid_names
+from polars_graded.namespace import GradedNamespace
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+CLASSES = registry.CLASSES
+IDS = [cls.name for cls in CLASSES]
+
+# The catalogue before the registry (commit 6e28f06): the error messages list these names in
+# this order, and the trec_eval differential tests read these templates.
+NAMES_BEFORE = (
+    "mu_ap, ap, ndcg, ndcng, dcg, p, recall, r_precision, rr, mean_ndcg, mean_ndcng, err, rbp, "
+    "rbp_residual, bpref, judged, success"
+)
+ALIASES_BEFORE = {
+    "map": "ap",
+    "mu_map": "mu_ap",
+    "precision": "p",
+    "rprec": "r_precision",
+    "recip_rank": "rr",
+    "mrr": "rr",
+}
+TEMPLATES_BEFORE = {
+    "map": "ap{r}",
+    "map_cut": "ap{r}@{k}",
+    "P": "p{r}@{k}",
+    "recall": "recall{r}@{k}",
+    "ndcg": "ndcg(gain=linear)",
+    "ndcg_cut": "ndcg(gain=linear)@{k}",
+    "Rprec": "r_precision{r}",
+    "recip_rank": "rr{r}",
+    "set_P": "p{r}",
+    "set_recall": "recall{r}",
+    "bpref": "bpref{r}",
+    "success": "success{r}@{k}",
+}
+DEPTH_BEFORE = {  # what Measure.depth() gave with k=5 before the registry
+    "mu_ap": None, "ap": None, "ndcg": 5, "ndcng": 5, "dcg": 5, "p": 5, "recall": None,
+    "rr": 5, "err": 5, "rbp": 5, "rbp_residual": 5, "judged": 5, "success": 5,
+}  # fmt: skip
+TABLE = pl.DataFrame(
+    {
+        "query": [1, 1, 1],
+        "item": ["a", "b", "c"],
+        "score": [3.0, 2.0, 1.0],
+        "relevance": [0, 2, 1],
+    }
+)
+
+
+def test_the_catalogue_is_unchanged() -> None:
+    assert valid_names() == NAMES_BEFORE
+    assert ALIASES == ALIASES_BEFORE
+    assert registry.trec_eval_templates() == TEMPLATES_BEFORE
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=IDS)
+def test_each_declaration_makes_every_name(cls: type[Measure]) -> None:
+    declared = cls.declaration
+    instance = getattr(pg, declared.instance)
+    assert type(instance) is cls
+    assert instance is registry.MEASURES[declared.name] is getattr(pg.measures, declared.instance)
+    assert getattr(pg, declared.function) is getattr(functions, declared.function)
+    assert callable(getattr(GradedNamespace, declared.function))
+    for alias in declared.aliases:
+        assert pg.parse_measure(alias) == instance
+    assert declared.instance in pg.__all__
+    assert declared.function in pg.__all__
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=IDS)
+def test_the_declared_example_value(cls: type[Measure]) -> None:
+    """The value the generated doctests print is the measure's value on the example table."""
+    value = pg.evaluate(TABLE, cls.declaration.example).item(0, 1)
+    assert round(value, 6) == cls.declaration.example_value
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=IDS)
+def test_the_cutoff_declaration(cls: type[Measure]) -> None:
+    instance = registry.MEASURES[cls.name]
+    if cls.declaration.takes_cutoff:
+        assert (instance @ 5).depth() == DEPTH_BEFORE[cls.name]
+        assert "k" in {p.name for p in registry.parameters(cls)}
+    else:
+        assert "k" not in {p.name for p in registry.parameters(cls)}
+        with pytest.raises(pg.MeasureParameterError, match="takes no cutoff"):
+            instance @ 5
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=IDS)
+def test_every_measure_class_has_a_formula_docstring_and_an_example(cls: type[Measure]) -> None:
+    doc = cls.__doc__ or ""
+    assert ">>>" in doc
+    assert (sys.modules[cls.__module__].__doc__ or "").strip()
+
+
+def test_every_parameter_is_declared_once() -> None:
+    """Each parameter of a measure has its doc, and ``rel`` is ThresholdMeasure's own field."""
+    rel = {f.name: f for f in dataclasses.fields(ThresholdMeasure)}["rel"]
+    for cls in CLASSES:
+        for f in dataclasses.fields(cls):
+            assert f.metadata["param"].doc
+            if f.name == "rel":
+                assert f.metadata is rel.metadata
+
+
+def test_the_generated_files_are_fresh() -> None:
+    """README's measure table and the typing stubs are what the registry gives; if this
+    fails, run ``python -m polars_graded.measures --write README.md``."""
+    assert generate.stale(README) == []
+
+
+def test_the_readme_table_lists_every_measure() -> None:
+    table = generate.readme_table()
+    for cls in CLASSES:
+        assert f"| `{cls.name}`" in table
+    for name in registry.trec_eval_templates():
+        assert f"`{name}" in table
+
+
+def test_the_cli_help_lists_every_measure_with_its_defaults() -> None:
+    lines = registry.measure_help().splitlines()
+    assert [line.split("(")[0].split("@")[0].split()[0] for line in lines] == IDS
+    assert any(line.startswith("rbp(p=0.8,rel=1)@k ") for line in lines)
+
+
+def test_a_taken_name_is_refused() -> None:
+    declaration = dataclasses.replace(
+        registry.MEASURES["ap"].declaration, name="toy", function="toy", instance="Toy", order=99
+    )
+    with pytest.raises(pg.InvalidValueError, match=r"'map' .* is taken by 'ap'"):
+        registry.register(declaration)(type("Toy", (Measure,), {}))
+    for kind, value in (("function", "ap"), ("instance", "AP"), ("order", 2)):
+        taken = dataclasses.replace(declaration, aliases=(), **{kind: value})
+        with pytest.raises(pg.InvalidValueError, match=f"the {kind} .* is taken by 'ap'"):
+            registry.register(taken)(type("Toy", (Measure,), {}))
+    assert "toy" not in registry.MEASURES
+
+
+TOY = '''
+"""A toy measure: the number of rows retrieved (for the registry's test)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import polars as pl
+
+from polars_graded.measures.base import Declaration, Measure, param
+from polars_graded.measures.registry import register
+from polars_graded.ranking import Ranked
+
+
+@register(
+    Declaration(
+        name="toy",
+        summary="rows retrieved, times a factor",
+        function="toy",
+        instance="Toy",
+        order=18,
+        example="toy(factor=2)",
+        example_value=6.0,
+        aliases=("plaything",),
+    )
+)
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ToyMeasure(Measure):
+    """Rows retrieved times ``factor``.
+
+    >>> 1
+    1
+    """
+
+    factor: float = param(1, "Each row counts this much.")
+
+    def expr(self, r: Ranked) -> pl.Expr:
+        return r.n_retrieved.first() * self.factor
+'''
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="copies the package")
+def test_adding_a_measure_is_one_file(tmp_path: Path) -> None:
+    """A new module in measures/ gives the grammar, ``pg.<function>``, the shortcut, the
+    instance, the CLI's list and the README table, with nothing else edited."""
+    shutil.copytree(ROOT / "polars_graded", tmp_path / "polars_graded")
+    (tmp_path / "polars_graded" / "measures" / "toy.py").write_text(TOY, encoding="utf-8")
+    script = textwrap.dedent(
+        """
+        import polars as pl
+        import polars_graded as pg
+        from polars_graded.measures import generate, registry
+        df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+                           "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1]})
+        assert str(pg.parse_measure("PLAYTHING(factor=2)")) == "toy(factor=2)"
+        assert df.graded.toy(factor=2).item(0, "toy(factor=2)") == 6.0
+        assert df.group_by("query").agg(pg.toy()).item(0, "toy") == 3.0
+        assert str(pg.Toy(factor=3)) == "toy(factor=3)"
+        assert registry.measure_help().splitlines()[-1].startswith("toy(factor=1)")
+        assert "| `toy`" in generate.readme_table()
+        assert "def toy(" in generate.functions_stub()
+        print("ok")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+def test_declaration_fields_are_documented() -> None:
+    assert Declaration.__doc__
+    for name in ("name", "function", "instance", "order", "cutoff", "trec_eval"):
+        assert name in {f.name for f in dataclasses.fields(Declaration)}

@@ -1,0 +1,172 @@
+"""The options every entry point shares (polars_graded/options.py): the table spec and the
+tie policy, checked once, with the errors a user sees for a bad one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import polars as pl
+import pytest
+from oracle_ties import POLICIES
+
+import polars_graded as pg
+from polars_graded.options import TIE_POLICIES, TableSpec, Ties, as_by
+
+# --------------------------------------------------------------------------- Ties
+
+# What each policy means (ColumnOptions' documentation), one row per policy:
+# (averaged, by_item, in_input_order, by_label, best_first)
+PREDICATES = {
+    "trec_eval": (False, True, False, False, False),
+    "input": (False, False, True, False, False),
+    "optimistic": (False, False, False, True, True),
+    "pessimistic": (False, False, False, True, False),
+    "average": (True, False, False, False, False),
+}
+
+
+def test_the_policies_are_the_documented_ones() -> None:
+    assert set(TIE_POLICIES) == set(POLICIES) == set(PREDICATES)
+    assert Ties().policy == "trec_eval"  # the default, as trec_eval
+
+
+@pytest.mark.parametrize("policy", list(PREDICATES))
+def test_each_policy_answers_the_questions_of_the_code(policy: str) -> None:
+    ties = Ties.of(policy)
+    got = (ties.averaged, ties.by_item, ties.in_input_order, ties.by_label, ties.best_first)
+    assert got == PREDICATES[policy]
+    assert str(ties) == policy
+
+
+def test_ties_of_a_policy_object_is_that_object() -> None:
+    ties = Ties("average")
+    assert Ties.of(ties) is ties
+    assert Ties.of("average") == ties
+
+
+@pytest.mark.parametrize("bad", ["random", "Average", "", None, 1, "trec eval"])
+def test_a_bad_policy_names_ties_and_lists_the_choices(bad: object) -> None:
+    with pytest.raises(pg.InvalidValueError) as info:
+        Ties.of(bad)
+    assert isinstance(info.value, ValueError)
+    message = str(info.value)
+    assert message.startswith("ties= must be one of ")
+    assert repr(bad) in message
+    for choice in POLICIES:
+        assert repr(choice) in message
+
+
+def three_tied() -> pl.DataFrame:
+    return pl.DataFrame(
+        {"query": [1, 1, 1], "item": ["a", "b", "c"], "score": [1.0] * 3, "relevance": [1, 0, 0]}
+    )
+
+
+BAD_TIES: dict[str, Callable[[pl.DataFrame], object]] = {
+    "evaluate": lambda df: df.graded.evaluate(["ap"], ties="random"),
+    "lazy summary": lambda df: df.lazy().graded.summary(["ap"], ties="random").collect(),
+    "namespace shortcut": lambda df: df.graded.mu_ap(ties="random"),
+    "pg.evaluate": lambda df: pg.evaluate(df, ["ap"], ties="random"),
+    "pg.per_threshold": lambda df: pg.per_threshold(df, ties="random"),
+    "expression": lambda df: pg.ap(ties="random"),
+    "measure_expr": lambda df: pg.measure_expr(pg.NDCG, ties="random"),
+}
+
+
+@pytest.mark.parametrize("entry", list(BAD_TIES))
+def test_every_entry_point_refuses_a_bad_policy_the_same_way(entry: str) -> None:
+    """``ties="random"`` is an InvalidValueError that names ``ties`` and lists the choices."""
+    with pytest.raises(pg.InvalidValueError) as info:
+        BAD_TIES[entry](three_tied())
+    message = str(info.value)
+    assert "ties" in message
+    for choice in POLICIES:
+        assert choice in message
+
+
+# --------------------------------------------------------------------------- TableSpec
+
+
+@pytest.mark.parametrize(
+    ("by", "expected"),
+    [
+        (None, ()),
+        ("system", ("system",)),
+        (["run", "system"], ("run", "system")),
+        (("run",), ("run",)),
+        ([], ()),
+    ],
+)
+def test_by_is_normalised_to_a_tuple(by: object, expected: tuple[str, ...]) -> None:
+    assert as_by(by) == expected  # type: ignore[arg-type]
+    spec = TableSpec.of({"by": by})
+    assert spec.by == expected
+    assert spec.keys == [*expected, "query"]
+
+
+def test_the_defaults_name_the_documented_columns() -> None:
+    spec = TableSpec.of({})
+    assert (spec.query, spec.item, spec.score, spec.relevance) == (
+        "query",
+        "item",
+        "score",
+        "relevance",
+    )
+    assert spec.by == ()
+    assert spec.ranked is False
+    assert spec.ties == Ties("trec_eval")
+    assert spec.keys == ["query"]
+
+
+def test_of_checks_the_tie_policy_into_an_object() -> None:
+    spec = TableSpec.of({"ties": "optimistic", "by": "system", "query": "qid"})
+    assert isinstance(spec.ties, Ties)
+    assert spec.ties.best_first
+    assert spec.keys == ["system", "qid"]
+
+
+def test_options_give_the_spec_back() -> None:
+    spec = TableSpec.of(
+        {
+            "query": "qid",
+            "item": "docno",
+            "score": "sim",
+            "relevance": "rel",
+            "by": ["run", "day"],
+            "ranked": True,
+            "ties": "average",
+        }
+    )
+    assert TableSpec.of(spec.options()) == spec
+    assert spec.options()["ties"] == "average"  # a plain name, as a user passes it
+    assert TableSpec.of(spec) is spec
+
+
+@pytest.mark.parametrize("unknown", [{"colums": "x"}, {"system": "s", "k": 10}])
+def test_unknown_keywords_are_a_type_error_naming_them_and_the_table_arguments(
+    unknown: dict[str, object],
+) -> None:
+    with pytest.raises(TypeError) as info:
+        TableSpec.of({"by": "system", **unknown})
+    message = str(info.value)
+    assert str(sorted(unknown)) in message
+    for name in ("query=", "item=", "score=", "relevance=", "by=", "ranked=", "ties="):
+        assert name in message
+
+
+def test_an_unknown_keyword_is_refused_by_the_typed_api() -> None:
+    with pytest.raises(TypeError, match="colums"):
+        pg.evaluate(three_tied(), ["ap"], colums="x")  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("ranked", ["yes", 1, 0, None, "False"])
+def test_ranked_must_be_a_bool(ranked: object) -> None:
+    with pytest.raises(TypeError, match=r"ranked= must be True or False, got ") as info:
+        TableSpec.of({"ranked": ranked})
+    assert repr(ranked) in str(info.value)
+
+
+def test_the_spec_is_frozen() -> None:
+    spec = TableSpec()
+    with pytest.raises(AttributeError):
+        spec.query = "qid"  # type: ignore[misc]

@@ -1,0 +1,316 @@
+"""The one sorter (polars_graded/ranking.py): the ranked order of every tie policy, the tie
+groups, the compared score and the :class:`Ranked` bundles the measures read.
+
+The orders are checked against tests/oracle_ties.py (Python sorts written from the
+policies' definitions); the bundles' helpers on a hand-computed query.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import oracle
+import oracle_ties
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from oracle_ties import POLICIES
+from polars.testing import assert_frame_equal
+from strategies import tied_tables
+
+import polars_graded  # noqa: F401  (registers the namespace)
+from polars_graded.options import TableSpec, Ties
+from polars_graded.ranking import (
+    RANKING_ID,
+    compared_score,
+    explode_ranked,
+    number_rankings,
+    pre_ranked,
+    rank_in_group,
+    ranked_lists,
+    ranking_order,
+    skips_sort,
+    sort_ranked,
+    tie_size,
+)
+
+SETTINGS = settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+FEWER = settings(SETTINGS, max_examples=15)
+TOL = 1e-12
+
+
+def spec_of(by: list[str], ties: str, **options: object) -> TableSpec:
+    return TableSpec.of({"by": by, "ties": ties, **options})
+
+
+def oracle_order(rows: list[oracle.Row], ties: str) -> list[oracle.Row]:
+    """The retrieved rows in the oracle's order; ``"average"`` works on trec_eval's order."""
+    return oracle_ties.policy_order(rows, "trec_eval" if ties == "average" else ties)
+
+
+# --------------------------------------------------------------------------- the order
+
+
+@SETTINGS
+@given(tied_tables())
+def test_sort_ranked_gives_each_policys_order(table: tuple) -> None:
+    """Rankings in key order, each contiguous: its retrieved rows in the oracle's order of
+    the policy, then its unretrieved rows."""
+    df, by = table
+    rows, _ = oracle.read_queries(df, by)
+    for ties in POLICIES:
+        spec = spec_of(by, ties)
+        got = sort_ranked(df.lazy(), spec).collect()
+        assert got.height == df.height
+        keys = got.select(spec.keys).rows()
+        assert keys == sorted(keys), ties
+        blocks: dict[tuple, list[tuple]] = {}
+        for key, (item, score) in zip(keys, got.select("item", "score").rows(), strict=True):
+            blocks.setdefault(key, []).append((item, score))
+        assert len(blocks) == len(rows)
+        for key, query_rows in rows.items():
+            expected = [r.item for r in oracle_order(query_rows, ties)]
+            block = blocks[key]
+            assert [item for item, _ in block[: len(expected)]] == expected, (ties, key, df)
+            assert all(score is None for _, score in block[len(expected) :]), (ties, key)
+
+
+@pytest.mark.parametrize(
+    ("ties", "keys", "maintain_order"),
+    [
+        ("trec_eval", 2, False),
+        ("average", 2, False),
+        ("input", 1, True),
+        ("optimistic", 3, False),
+        ("pessimistic", 3, False),
+    ],
+)
+def test_ranking_order_sorts_by_score_then_what_the_policy_says(
+    ties: str, keys: int, maintain_order: bool
+) -> None:
+    order = ranking_order("score", "item", "relevance", ties)  # type: ignore[arg-type]
+    assert len(order.keys) == len(order.descending) == len(order.nulls_last) == keys
+    assert order.descending[0] and order.nulls_last[0]  # score descending, unretrieved last
+    assert order.maintain_order is maintain_order
+    same = ranking_order("score", "item", "relevance", Ties(ties))  # type: ignore[arg-type]
+    assert all(a.meta.eq(b) for a, b in zip(same.keys, order.keys, strict=True))
+    assert compared_score("score").meta.eq(order.keys[0])
+
+
+def test_sort_ranked_example_by_hand() -> None:
+    """Two systems; in each, the float32 tie of 1000 and 1000 + 1e-9 goes item descending."""
+    df = pl.LazyFrame(
+        {
+            "system": ["b", "b", "a", "a", "a"],
+            "query": [1, 1, 2, 1, 1],
+            "item": ["x", "y", "z", "x", "y"],
+            "score": [1000.0, 1000.0 + 1e-9, None, 2.0, 1.0],
+        }
+    )
+    got = sort_ranked(df, TableSpec.of({"by": "system"})).collect()
+    assert got.select("system", "query", "item").rows() == [
+        ("a", 1, "x"),
+        ("a", 1, "y"),
+        ("a", 2, "z"),
+        ("b", 1, "y"),
+        ("b", 1, "x"),
+    ]
+
+
+def test_compared_score_is_float32() -> None:
+    scores = [1000.0, 1000.0 + 1e-9, 1000.0001, None, -2.5]
+    got = pl.DataFrame({"s": scores}).select(compared_score("s"))["s"]
+    assert got.dtype == pl.Float32
+    assert got.to_list() == [None if s is None else oracle.f32(s) for s in scores]
+    assert got[0] == got[1] != got[2]  # equal as float32 only
+
+
+@SETTINGS
+@given(tied_tables())
+def test_tie_size_counts_the_rows_of_a_ranking_with_the_same_compared_score(
+    table: tuple,
+) -> None:
+    df, by = table
+    spec = spec_of(by, "trec_eval")
+    got = df.select(tie_size(spec))["len"].to_list()
+    group_of = [
+        (*key, None if score is None else oracle.f32(score))
+        for *key, score in df.select(*spec.keys, "score").rows()
+    ]
+    counts = Counter(group_of)
+    assert got == [counts[g] for g in group_of]
+
+
+def test_skips_sort_only_for_ranked_input_whose_order_the_policy_keeps() -> None:
+    for ties in POLICIES:
+        assert not skips_sort(spec_of([], ties))
+        assert skips_sort(spec_of([], ties, ranked=True)) == (
+            ties not in ("optimistic", "pessimistic")
+        )
+
+
+@FEWER
+@given(tied_tables())
+def test_ranked_input_takes_ties(table: tuple) -> None:
+    """``ranked=True`` on the rows sorted by score (ties in table order) gives the values of
+    the sorting path under every policy but ``"trec_eval"`` (which needs item order)."""
+    df, by = table
+    keys = [*by, "query"]
+    measures = ["ap", "mu_ap", "ndcg@3", "ndcng", "p@2", "rr", "mean_ndcg", "err", "bpref"]
+    ranked = df.sort(
+        [*keys, pl.col("score").cast(pl.Float32)],
+        descending=[False] * len(keys) + [True],
+        nulls_last=True,
+        maintain_order=True,
+    )
+    for ties in ("input", "optimistic", "pessimistic", "average"):
+        expected = df.graded.evaluate(measures, by=by or None, ties=ties)
+        got = ranked.graded.evaluate(measures, by=by or None, ties=ties, ranked=True)
+        assert_frame_equal(got, expected, abs_tol=TOL)
+
+
+# --------------------------------------------------------------------------- the bundles
+
+
+def bundle_lists(df: pl.DataFrame, spec: TableSpec) -> dict[tuple, dict[str, object]]:
+    """Per ranking, what :func:`rank_in_group` gives inside the user's own group_by."""
+    ranked = rank_in_group(spec.relevance, spec.score, spec.item, spec.ties)
+    exprs = {
+        "rel": ranked.rel,
+        "ideal": ranked.ideal,
+        "position": ranked.position,
+        "n_retrieved": ranked.n_retrieved,
+        "top": ranked.top,
+    }
+    if ranked.tie_start is not None and ranked.tie_end is not None:
+        exprs |= {"tie_start": ranked.tie_start, "tie_end": ranked.tie_end}
+    out = df.group_by(spec.keys).agg(**exprs)
+    return {
+        tuple(row[k] for k in spec.keys): {c: row[c] for c in exprs}
+        for row in out.iter_rows(named=True)
+    }
+
+
+def as_float(label: oracle.Label) -> float | None:
+    return None if label is None else float(label)
+
+
+@SETTINGS
+@given(tied_tables())
+def test_rank_in_group_gives_the_oracles_ranking(table: tuple) -> None:
+    """``rel`` in the policy's order (unretrieved rows after), ``ideal`` the labels sorted
+    descending with the unjudged last, positions from 1, N and the top label; with
+    ``"average"``, the bounds of each retrieved row's tie group."""
+    df, by = table
+    rows, _ = oracle.read_queries(df, by)
+    for ties in POLICIES:
+        got = bundle_lists(df, spec_of(by, ties))
+        assert got.keys() == rows.keys()
+        for key, query_rows in rows.items():
+            mine = got[key]
+            order = oracle_order(query_rows, ties)
+            n = len(order)
+            labels = [as_float(r.label) for r in query_rows]
+            judged = sorted((x for x in labels if x is not None), reverse=True)
+            assert mine["rel"][:n] == [as_float(r.label) for r in order], (ties, key)
+            unretrieved = [as_float(r.label) for r in query_rows if r.score is None]
+            assert Counter(mine["rel"][n:]) == Counter(unretrieved)
+            assert mine["ideal"] == judged + [None] * (len(labels) - len(judged))
+            assert mine["position"] == list(range(1, len(labels) + 1))
+            assert mine["n_retrieved"] == n
+            assert mine["top"] == (judged[0] if judged else None)
+            assert ("tie_start" in mine) == (ties == "average")
+            if ties == "average":
+                bounds = []
+                for group in oracle_ties.tie_groups(query_rows):
+                    start = len(bounds) + 1
+                    bounds += [(start, start + len(group) - 1)] * len(group)
+                got_bounds = list(zip(mine["tie_start"], mine["tie_end"], strict=True))
+                assert got_bounds[:n] == bounds, key
+
+
+@FEWER
+@given(tied_tables())
+def test_the_pre_ranked_columns_hold_the_same_rankings(table: tuple) -> None:
+    """One sort per query (ranked_lists, number_rankings, explode_ranked) read through
+    pre_ranked gives what rank_in_group gives inside a group."""
+    df, by = table
+    for ties in POLICIES:
+        spec = spec_of(by, ties)
+        numbered = number_rankings(df.lazy().group_by(spec.keys).agg(ranked_lists(spec)), spec)
+        ids = numbered.select(RANKING_ID, *spec.keys).collect().rows()
+        key_of = {row[0]: tuple(row[1:]) for row in ids}
+        bundle = pre_ranked(spec)
+        exprs = {
+            "rel": bundle.rel,
+            "ideal": bundle.ideal,
+            "position": bundle.position,
+            "n_retrieved": bundle.n_retrieved.first(),
+            "top": bundle.top.first(),
+        }
+        if bundle.tie_start is not None and bundle.tie_end is not None:
+            exprs |= {"tie_start": bundle.tie_start, "tie_end": bundle.tie_end}
+        pre = explode_ranked(numbered, spec).group_by(RANKING_ID).agg(**exprs).collect()
+        got = {
+            key_of[row[RANKING_ID]]: {c: row[c] for c in exprs} for row in pre.iter_rows(named=True)
+        }
+        assert got == bundle_lists(df, spec), ties
+
+
+def test_number_rankings_follows_the_sorted_keys() -> None:
+    grouped = pl.LazyFrame({"system": ["b", "a", "a"], "query": [1, 2, 1]})
+    spec = TableSpec.of({"by": "system"})
+    got = number_rankings(grouped, spec).collect()
+    assert got.rows() == [(0, "a", 1), (1, "a", 2), (2, "b", 1)]
+
+
+def hand_query(ties: str) -> pl.DataFrame:
+    """Items a..e, scores 3, 2, 2, 2 and unretrieved, labels 1, 0, 2, unjudged, 3.
+
+    Ranked (ties by item descending): a, d, c, b, then e: rel = [1, None, 2, 0, 3],
+    N = 4, the tie group of d, c, b at positions 2-4.
+    """
+    df = pl.DataFrame(
+        {
+            "query": [1] * 5,
+            "item": ["a", "b", "c", "d", "e"],
+            "score": [3.0, 2.0, 2.0, 2.0, None],
+            "relevance": [1, 0, 2, None, 3],
+        }
+    )
+    ranked = rank_in_group(ties=ties)  # type: ignore[arg-type]
+    return df.group_by("query").agg(
+        rel=ranked.rel,
+        in_all=ranked.in_list(None),
+        in_top2=ranked.in_list(2),
+        hits=ranked.hits(1),
+        n_relevant=ranked.n_relevant(1),
+        evaluated=ranked.evaluated(None),
+        evaluated_2=ranked.evaluated(2),
+        evaluated_10=ranked.evaluated(10),
+        tie_mean=ranked.tie_mean(ranked.hits(1)),
+        averages=pl.lit(ranked.averages_ties),
+    )
+
+
+def test_the_bundles_helpers_by_hand() -> None:
+    got = hand_query("average").row(0, named=True)
+    assert got["rel"] == [1.0, None, 2.0, 0.0, 3.0]
+    assert got["in_all"] == [True, True, True, True, False]
+    assert got["in_top2"] == [True, True, False, False, False]
+    assert got["hits"] == [True, False, True, False, True]
+    assert got["n_relevant"] == 3  # labels 1, 2, 3; the unretrieved one counts
+    assert (got["evaluated"], got["evaluated_2"], got["evaluated_10"]) == (4, 2, 4)
+    # one relevant row of three tied at positions 2-4: 1/3 expected at each of them
+    assert got["tie_mean"] == pytest.approx([1.0, 1 / 3, 1 / 3, 1 / 3, 1.0], abs=TOL)
+    assert got["averages"]
+
+
+def test_tie_mean_without_average_is_the_values_themselves() -> None:
+    got = hand_query("trec_eval").row(0, named=True)
+    assert got["tie_mean"] == [1.0, 0.0, 1.0, 0.0, 1.0]
+    assert not got["averages"]

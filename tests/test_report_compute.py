@@ -1,0 +1,97 @@
+"""A report's numbers (polars_graded/report/compute.py): per-query values as ``evaluate``
+gives them, the data's description counted by hand, missing queries, the measure arguments
+and their errors, all through the typed API."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+from report_helpers import MEASURES, TRIALS, synthetic_table
+
+import polars_graded as pg
+from polars_graded.report.compute import paired_differences
+
+# The package, also where ``pg.report`` is its build_report function (which shadows it).
+report = importlib.import_module("polars_graded.report")
+
+
+@pytest.fixture(scope="module")
+def table() -> pl.DataFrame:
+    return synthetic_table()
+
+
+@pytest.fixture(scope="module")
+def built(table: pl.DataFrame) -> report.Report:
+    """The report of the synthetic table."""
+    return report.compute_report(
+        table, MEASURES, trials=TRIALS, bootstrap=TRIALS, seed=3, differences="all"
+    )
+
+
+@pytest.fixture(scope="module")
+def folder(built: report.Report, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("written")
+    report.write_report(built, out)
+    return out
+
+
+def test_per_query_parquet_equals_evaluate(folder: Path, table: pl.DataFrame) -> None:
+    written = pl.read_parquet(folder / "per_query.parquet")
+    expected = table.lazy().graded.evaluate(MEASURES, by="system").collect(engine="in-memory")
+    assert_frame_equal(written, expected, check_exact=True)
+    assert_frame_equal(written, table.graded.evaluate(MEASURES, by="system"), rel_tol=1e-12)
+
+
+def test_description_counts_per_system(built: report.Report) -> None:
+    per_system = built.description.per_system.sort("system")
+    assert per_system["rows"].to_list() == [109, 109, 109]
+    assert per_system["retrieved"].to_list() == [95, 95, 95]
+    assert per_system["unjudged"].to_list() == [14, 14, 14]
+    assert built.description.no_relevant == ("0",)
+
+
+def test_missing_queries_common_compares_only_shared_queries(
+    table: pl.DataFrame, tmp_path: Path
+) -> None:
+    gappy = table.filter(~((pl.col("system") == "c") & (pl.col("query") == 5)))
+    rep = report.compute_report(
+        gappy, ["ap"], missing="common", trials=50, bootstrap=50, baseline="b"
+    )
+    assert rep.order[0] == "b"
+    rows = rep.comparison.sort("system")
+    assert rows["n_missing"].to_list() == [0, 0, 1]
+    assert rows["n_queries"].to_list() == [13, 13, 13]
+    paired = paired_differences(rep, "ap")
+    assert paired.height == 2 * 13
+    assert 5 not in paired["query"].to_list()
+    files = report.write_report(rep, tmp_path)
+    assert "missing = common" in files.markdown.read_text(encoding="utf-8")
+
+
+def test_measure_arguments_and_their_errors(table: pl.DataFrame) -> None:
+    with pytest.raises(pg.InvalidValueError, match="baseline 'zz' is not a system"):
+        report.compute_report(table, ["ap"], baseline="zz", trials=10, bootstrap=10)
+    with pytest.raises(pg.InvalidValueError, match=r"difference plots of \['rr'\]"):
+        report.compute_report(table, ["ap"], differences=["rr"], trials=10, bootstrap=10)
+    with pytest.raises(pg.MissingColumnError, match="no system column 'run'"):
+        report.compute_report(table, ["ap"], by="run", trials=10, bootstrap=10)
+    with pytest.raises(pg.InvalidValueError, match="exactly one system column"):
+        report.compute_report(table, ["ap"], by=["system", "query"], trials=10, bootstrap=10)
+    with pytest.raises(pg.InvalidValueError, match="no rows to report on"):
+        report.compute_report(table.head(0), ["ap"], trials=10, bootstrap=10)
+    one = report.compute_report(table, "AP", differences="ap", trials=10, bootstrap=10)
+    assert (one.settings.measures, one.settings.differences) == (("ap",), ("ap",))
+
+
+def test_the_report_computes_through_the_typed_api(
+    table: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ``.graded`` on the report's own frames: the namespace may be gone entirely."""
+    monkeypatch.delattr(pl.LazyFrame, "graded")
+    monkeypatch.delattr(pl.DataFrame, "graded")
+    rep = report.compute_report(table.lazy(), ["ap"], trials=10, bootstrap=10)
+    assert rep.per_query.height == 3 * 14

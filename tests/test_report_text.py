@@ -1,0 +1,66 @@
+"""What both renderings say (:mod:`polars_graded.report.text`): thresholds named exactly,
+at most MAX_THRESHOLDS of them shown, and a sentence on what a capped table leaves out."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import polars as pl
+from report_helpers import Page, close_labels_table, continuous_table
+
+from polars_graded.api import per_threshold
+from polars_graded.measures.base import format_number
+from polars_graded.report.text import MAX_THRESHOLDS, threshold_notes, threshold_table
+
+# The package, also where ``pg.report`` is its build_report function (which shadows it).
+report = importlib.import_module("polars_graded.report")
+
+
+def test_close_labels_get_exact_and_distinct_threshold_names(tmp_path: Path) -> None:
+    files = report.build_report(
+        close_labels_table(), tmp_path / "out", ["mu_ap"], trials=20, bootstrap=20
+    )
+    head = [text for _, text in Page(files.html.read_text(encoding="utf-8")).tables[
+        "threshold-table"][0][1]]  # fmt: skip
+    assert [h.split(" (")[0] for h in head[1:4]] == [
+        "MAP rel≥1",
+        "MAP rel≥1.000001",
+        "MAP rel≥1.000002",
+    ]
+    assert len(set(head)) == len(head)
+    markdown = files.markdown.read_text(encoding="utf-8")
+    assert "The table's positive labels: 1, 1.000001, 1.000002." in markdown
+    assert "0: 2, 1: 2, 1.000001: 2, 1.000002: 2" in markdown  # judgments per label, exact
+
+
+def test_many_thresholds_give_a_bounded_table_that_says_what_it_leaves_out(
+    tmp_path: Path,
+) -> None:
+    """Issue 14, item 9: a threshold per distinct label, but at most MAX_THRESHOLDS columns,
+    a sentence naming the count, and a chart of MAP at every threshold."""
+    table = continuous_table()
+    rep = report.compute_report(table, ["mu_ap", "ap"], trials=20, bootstrap=20)
+    count = rep.thresholds["threshold"].n_unique()
+    assert count > 300
+    frame = threshold_table(rep)
+    maps = [c for c in frame.columns if c.startswith("MAP")]
+    assert len(maps) == MAX_THRESHOLDS
+    thresholds = rep.thresholds["threshold"].unique().sort()
+    assert maps[0] == f"MAP rel≥{format_number(thresholds[0])}"
+    assert maps[-1] == f"MAP rel≥{format_number(thresholds[-1])}"
+    notes = threshold_notes(rep)
+    assert any(f"{count:,} thresholds" in n and "leaves out" in n for n in notes)
+    files = report.write_report(rep, tmp_path)
+    page = Page(files.html.read_text(encoding="utf-8"))
+    assert len(page.images) == 2 + 1 + 1 + 1  # bars, MAP lines, MAP at each threshold, differences
+    markdown = files.markdown.read_text(encoding="utf-8")
+    assert max(len(line) for line in markdown.splitlines()) < 3000
+    assert f"{count:,} distinct labels from" in markdown
+    # the shown MAPs are per_threshold's
+    expected = per_threshold(table, by="system")
+    for column in maps:
+        t = float(column.removeprefix("MAP rel≥"))
+        got = frame.select("system", column).rows()
+        want = expected.filter(pl.col("threshold") == t).select("system", "map").rows()
+        assert sorted(got) == sorted(want)
