@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pytest
 
 import polars_graded as pg
 from polars_graded.compare import compare
-from polars_graded.report import Report
+from polars_graded.report import Report, compute_report, write_report
 
 MEASURES = ["mu_ap", "ndcg@3", "p@2"]
 TRIALS = 400
@@ -191,3 +192,26 @@ def page_of(folder: Path) -> Page:
 def body_rows(page: Page, table_id: str) -> list[tuple[dict[str, str], list]]:
     """The rows of a table that belong to a system (header and group rows dropped)."""
     return [(a, cells) for a, cells in page.tables[table_id] if "data-system" in a]
+
+
+# Module-scoped fixtures of the synthetic report (``table``, ``built``, ``folder``), shared by
+# the report's test files: a file that imports the three ``*_fixture`` functions gets them.
+@pytest.fixture(scope="module", name="table")
+def table_fixture() -> pl.DataFrame:
+    return synthetic_table()
+
+
+@pytest.fixture(scope="module", name="built")
+def built_fixture(table: pl.DataFrame) -> Report:
+    """The report of the synthetic table."""
+    return compute_report(
+        table, MEASURES, trials=TRIALS, bootstrap=TRIALS, seed=3, differences="all"
+    )
+
+
+@pytest.fixture(scope="module", name="folder")
+def folder_fixture(built: Report, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The synthetic report, written."""
+    out = tmp_path_factory.mktemp("written")
+    write_report(built, out)
+    return out

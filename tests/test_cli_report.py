@@ -33,11 +33,8 @@ from report_helpers import (
     write_trec_runs,
 )
 
-from polars_graded import cli
+from polars_graded import cli, report
 from polars_graded.compare import compare
-
-# The package, also where ``pg.report`` is its build_report function (which shadows it).
-report = importlib.import_module("polars_graded.report")
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ test_report_text, test_report_markdown, test_report_html, test_report_charts; th
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,10 +17,7 @@ import pytest
 from report_helpers import body_rows, failing_markdown, page_of, sign_of, synthetic_table
 
 import polars_graded as pg
-from polars_graded import cli
-
-# The package, also where ``pg.report`` is its build_report function (which shadows it).
-report = importlib.import_module("polars_graded.report")
+from polars_graded import cli, report
 
 SharedData = Callable[[str], Path]
 

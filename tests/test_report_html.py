@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import html
-import importlib
 import os
 import shutil
 import struct
@@ -20,39 +19,23 @@ from report_helpers import (
     PNG_SIGNATURE,
     TRIALS,
     body_rows,
+    built_fixture,
     expected_comparison,
+    folder_fixture,
     page_of,
     sign_of,
     synthetic_table,
+    table_fixture,
 )
 
 import polars_graded as pg
+from polars_graded import report
 from polars_graded.api import per_threshold
 from polars_graded.report.html import TEST_COLUMNS, to_html
 from polars_graded.report.text import threshold_notes
 
-# The package, also where ``pg.report`` is its build_report function (which shadows it).
-report = importlib.import_module("polars_graded.report")
-
-
-@pytest.fixture(scope="module")
-def table() -> pl.DataFrame:
-    return synthetic_table()
-
-
-@pytest.fixture(scope="module")
-def built(table: pl.DataFrame) -> report.Report:
-    """The report of the synthetic table."""
-    return report.compute_report(
-        table, MEASURES, trials=TRIALS, bootstrap=TRIALS, seed=3, differences="all"
-    )
-
-
-@pytest.fixture(scope="module")
-def folder(built: report.Report, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("written")
-    report.write_report(built, out)
-    return out
+# The report's shared fixtures (table, built, folder): pytest finds them here by name.
+SHARED_FIXTURES = (built_fixture, folder_fixture, table_fixture)
 
 
 def test_the_written_page_is_to_html(folder: Path, built: report.Report) -> None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from pathlib import Path
 
@@ -13,9 +12,7 @@ from polars.testing import assert_frame_equal
 from report_helpers import synthetic_table, write_trec_runs
 
 import polars_graded as pg
-
-# The package, also where ``pg.report`` is its build_report function (which shadows it).
-report = importlib.import_module("polars_graded.report")
+from polars_graded import report
 
 
 @pytest.fixture(scope="module")

@@ -3,39 +3,25 @@ holds compare()'s means, with the same markers as the HTML page."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import polars as pl
-import pytest
-from report_helpers import MEASURES, TRIALS, expected_comparison, sign_of, synthetic_table
+from report_helpers import (
+    MEASURES,
+    built_fixture,
+    expected_comparison,
+    folder_fixture,
+    sign_of,
+    table_fixture,
+)
 
 import polars_graded as pg
+from polars_graded import report
 from polars_graded.report.markdown import to_markdown
 from polars_graded.report.text import legend
 
-# The package, also where ``pg.report`` is its build_report function (which shadows it).
-report = importlib.import_module("polars_graded.report")
-
-
-@pytest.fixture(scope="module")
-def table() -> pl.DataFrame:
-    return synthetic_table()
-
-
-@pytest.fixture(scope="module")
-def built(table: pl.DataFrame) -> report.Report:
-    """The report of the synthetic table."""
-    return report.compute_report(
-        table, MEASURES, trials=TRIALS, bootstrap=TRIALS, seed=3, differences="all"
-    )
-
-
-@pytest.fixture(scope="module")
-def folder(built: report.Report, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("written")
-    report.write_report(built, out)
-    return out
+# The report's shared fixtures (table, built, folder): pytest finds them here by name.
+SHARED_FIXTURES = (built_fixture, folder_fixture, table_fixture)
 
 
 def test_the_written_summary_is_to_markdown(folder: Path, built: report.Report) -> None:

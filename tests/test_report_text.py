@@ -3,18 +3,15 @@ at most MAX_THRESHOLDS of them shown, and a sentence on what a capped table leav
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import polars as pl
 from report_helpers import Page, close_labels_table, continuous_table
 
+from polars_graded import report
 from polars_graded.api import per_threshold
 from polars_graded.measures.base import format_number
 from polars_graded.report.text import MAX_THRESHOLDS, threshold_notes, threshold_table
-
-# The package, also where ``pg.report`` is its build_report function (which shadows it).
-report = importlib.import_module("polars_graded.report")
 
 
 def test_close_labels_get_exact_and_distinct_threshold_names(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@ count, the means under both policies are evaluate()'s, and the section says so."
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import numpy as np
@@ -22,16 +21,13 @@ from report_helpers import (
 )
 
 import polars_graded as pg
-from polars_graded import cli
+from polars_graded import cli, report
 from polars_graded.api import per_threshold
 from polars_graded.options import Ties
 from polars_graded.report.html import to_html
 from polars_graded.report.markdown import to_markdown
 from polars_graded.report.text import conventions, fmt_diff
 from polars_graded.report.ties import order_changes, tie_lines
-
-# The package, also where ``pg.report`` is its build_report function (which shadows it).
-report = importlib.import_module("polars_graded.report")
 
 
 @pytest.fixture(scope="module")
