@@ -114,6 +114,8 @@ def measure_expr(
     checked = value.map_batches(
         partial(_finite_or_raise, measure), return_dtype=pl.Float64, is_elementwise=True
     )
+    if measure.declaration.counts:
+        checked = checked.cast(measure.dtype)
     return checked.alias(str(measure))
 
 

@@ -127,7 +127,7 @@ def per_query(
     # Joins on the ranking number keep the left frame's order: already sorted by the keys.
     result = result.with_columns(pl.col(list(by_inner)).cast(pl.Float64).fill_null(0.0))
     out_types: dict[str, pl.DataType] = {k: schema[k] for k in keys}
-    out_types.update(dict.fromkeys(named, pl.Float64()))
+    out_types.update({name: measure.dtype for name, measure in named.items()})
     out_schema = pl.Schema(out_types)
 
     def finish(frame: pl.DataFrame) -> pl.DataFrame:
@@ -138,7 +138,9 @@ def per_query(
             warn(largest)  # type: ignore[arg-type]
         elif warn:
             warn_unreachable_thresholds(list(named.values()), largest)
-        return frame.select(*keys, *(pl.col(inner[name]).alias(name) for name in named))
+        # Counts were Float64 for the finite check; they leave as Int64.
+        values = (pl.col(inner[name]).cast(m.dtype).alias(name) for name, m in named.items())
+        return frame.select(*keys, *values)
 
     return result.map_batches(finish, schema=out_schema)
 

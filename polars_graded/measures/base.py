@@ -67,6 +67,8 @@ class Declaration:
     ``"(rel=t)"`` (trec_eval's ``-l t``) and ``{k}`` for a cutoff; empty: not in trec_eval."""
     ir_measures: Mapping[str, str] = field(default_factory=dict)
     """ir_measures name -> the same measure here (``{k}`` a cutoff); empty: none there."""
+    counts: bool = False
+    """The values are counts (``num_ret``, ...): Int64 columns, not Float64."""
 
     @property
     def takes_cutoff(self) -> bool:
@@ -334,6 +336,18 @@ class Measure:
         ``k``, and the plan then evaluates it on the first ``k`` rows of each query.
         """
         return self.k if self.declaration.cutoff == "top_k" else None
+
+    @property
+    def dtype(self) -> pl.DataType:
+        """The dtype of the measure's column: Int64 for counts, else Float64.
+
+        Examples
+        --------
+        >>> import polars_graded as pg
+        >>> pg.AP.dtype
+        Float64
+        """
+        return pl.Int64() if self.declaration.counts else pl.Float64()
 
     def needs_frame(self) -> bool:
         """True when the measure cannot be one aggregation and needs :meth:`frame`."""
