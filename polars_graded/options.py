@@ -1,9 +1,10 @@
 """The options every entry point shares, checked once: the table spec and the tie policy.
 
-A user passes ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=``, ``ranked=`` and
-``ties=`` as keywords (:class:`ColumnOptions`); :meth:`TableSpec.of` checks them and gives the
-one frozen object the rest of the code reads. The tie policy travels as a :class:`Ties`
-object with the predicates the ranking and the measures ask of it.
+A user passes ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=``, ``ranked=``,
+``ties=``, ``judged_only=`` and ``depth=`` as keywords (:class:`ColumnOptions`);
+:meth:`TableSpec.of` checks them and gives the one frozen object the rest of the code reads.
+The tie policy travels as a :class:`Ties` object with the predicates the ranking and the
+measures ask of it.
 """
 
 from __future__ import annotations
@@ -114,6 +115,14 @@ class ColumnOptions(TypedDict, total=False):
         group of tied rows (McSherry and Najork, ECIR 2008), in closed form. With
         ``ranked=True``, ``"trec_eval"`` requires ties by item descending and the others
         take tied rows in any order.
+    judged_only
+        ``True``: rank the judged rows only (trec_eval ``-J``, the condensed list): rows
+        with a null relevance leave the ranking, the others move up. Default ``False``.
+    depth
+        ``N``: only the first N ranked rows of each ranking count as retrieved (trec_eval
+        ``-M N``); the rows below stay in the judgments (R counts them) as unretrieved.
+        Applied before ``judged_only``, as trec_eval does. Default ``None``: every row.
+        Neither option combines with ``ties="average"``.
 
     Examples
     --------
@@ -133,9 +142,11 @@ class ColumnOptions(TypedDict, total=False):
     by: str | Sequence[str] | None
     ranked: bool
     ties: TiePolicy
+    judged_only: bool
+    depth: int | None
 
 
-_TABLE_OPTIONS = ("query", "item", "score", "relevance", "by", "ranked", "ties")
+_TABLE_OPTIONS = tuple(ColumnOptions.__annotations__)
 
 
 @dataclass(frozen=True)
@@ -157,14 +168,27 @@ class TableSpec:
     ranked: bool = False
     """The rows are already in ranked order: no sort (see :func:`ranking.mark_ranked_order`)."""
     ties: Ties = field(default_factory=Ties)
+    judged_only: bool = False
+    """Rank the judged rows only (trec_eval ``-J``)."""
+    depth: int | None = None
+    """Only the first ``depth`` ranked rows are retrieved (trec_eval ``-M``)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by", as_by(self.by))
         object.__setattr__(self, "ties", Ties.of(self.ties))
-        ranked: object = self.ranked  # typed bool, but it comes from the user
-        if not isinstance(ranked, bool):
-            msg = f"ranked= must be True or False, got {ranked!r}"
-            raise TypeError(msg)
+        for name in ("ranked", "judged_only"):
+            flag: object = getattr(self, name)  # typed bool, but it comes from the user
+            if not isinstance(flag, bool):
+                msg = f"{name}= must be True or False, got {flag!r}"
+                raise TypeError(msg)
+        _check_depth(self.depth)
+        if self.cuts_rankings and self.ties.averaged:
+            msg = (
+                "judged_only= and depth= do not combine with ties='average' (which rows a "
+                "cut or a removal leaves depends on the order inside each tie group); "
+                "choose another tie policy"
+            )
+            raise InvalidValueError(msg)
 
     @classmethod
     def of(cls, options: Mapping[str, object] | TableSpec) -> TableSpec:
@@ -173,12 +197,21 @@ class TableSpec:
             return options
         unknown = sorted(set(options) - set(_TABLE_OPTIONS))
         if unknown:
-            msg = (
-                f"unknown keyword argument(s) {unknown}; "
-                "the table arguments are query=, item=, score=, relevance=, by=, ranked=, ties="
-            )
+            known = ", ".join(f"{name}=" for name in _TABLE_OPTIONS)
+            msg = f"unknown keyword argument(s) {unknown}; the table arguments are {known}"
             raise TypeError(msg)
         return cls(**options)  # type: ignore[arg-type]
+
+    @property
+    def cuts_rankings(self) -> bool:
+        """Whether ``judged_only`` or ``depth`` changes the rankings.
+
+        Examples
+        --------
+        >>> TableSpec().cuts_rankings, TableSpec(depth=100).cuts_rankings
+        (False, True)
+        """
+        return self.judged_only or self.depth is not None
 
     @property
     def keys(self) -> list[str]:
@@ -195,4 +228,15 @@ class TableSpec:
             by=self.by,
             ranked=self.ranked,
             ties=self.ties.policy,
+            judged_only=self.judged_only,
+            depth=self.depth,
         )
+
+
+def _check_depth(depth: object) -> None:
+    """``depth=`` is ``None`` or a positive integer (not a bool)."""
+    if depth is None:
+        return
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
+        msg = f"depth= must be a positive integer or None, got {depth!r}"
+        raise InvalidValueError(msg)

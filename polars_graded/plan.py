@@ -25,7 +25,9 @@ from polars_graded.measures import Measure, MeasureSpec, as_named_measures
 from polars_graded.measures.base import format_number
 from polars_graded.options import TableSpec
 from polars_graded.ranking import (
+    N_RETRIEVED,
     POSITION,
+    RANKED_REL,
     RANKING_ID,
     TIE_START,
     TOP_LABEL,
@@ -105,7 +107,7 @@ def per_query(
     lf = prepare_checks(lf, cols).cache()
     keys = cols.keys
     checks = check_aggregations(cols, schema)
-    grouped = lf.group_by(keys).agg(*ranked_lists(cols), *checks)
+    grouped = cut_rankings(lf.group_by(keys).agg(*ranked_lists(cols), *checks), cols)
     # Three branches read the grouped rankings (checks, one-pass measures, µAP); Polars
     # trims each differently and would not see they share it, so it is cached explicitly.
     numbered = number_rankings(grouped, cols).cache()
@@ -143,6 +145,44 @@ def per_query(
         return frame.select(*keys, *values)
 
     return result.map_batches(finish, schema=out_schema)
+
+
+def cut_rankings(grouped: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
+    """Apply ``depth`` and ``judged_only`` to the grouped rankings of :func:`ranked_lists`.
+
+    As trec_eval's ``-M`` and ``-J``, in that order: only the first ``depth`` rows of each
+    ranking stay retrieved, then the unjudged ones among them (null relevance) move behind
+    the retrieved rows, where an unjudged row counts for nothing. Every row stays in the
+    list, so R and the ideal ranking keep every judged row. Without either option the
+    frame is returned as it is.
+
+    Examples
+    --------
+    The unjudged row ``b`` leaves the ranking: ``c`` moves up to the second place.
+
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [3.0, 2.0, 1.0], "relevance": [0, None, 1]})
+    >>> spec = TableSpec(judged_only=True)
+    >>> cut = cut_rankings(df.lazy().group_by("query").agg(ranked_lists(spec)), spec)
+    >>> cut.select(RANKED_REL, N_RETRIEVED).collect().row(0)
+    ([0.0, 1.0, None], 2)
+    """
+    if not cols.cuts_rankings:
+        return grouped
+    retrieved = pl.col(N_RETRIEVED)
+    if cols.depth is not None:
+        retrieved = pl.min_horizontal(retrieved, cols.depth).cast(
+            grouped.collect_schema()[N_RETRIEVED]
+        )
+    if not cols.judged_only:
+        return grouped.with_columns(retrieved.alias(N_RETRIEVED))
+    rel = pl.col(RANKED_REL)
+    top = rel.list.head(retrieved)
+    judged = top.list.drop_nulls()
+    unjudged = top.list.len() - judged.list.len()
+    nulls = pl.lit(None, dtype=pl.Float64).repeat_by(unjudged)
+    ranking = pl.concat_list(judged, rel.list.slice(retrieved), nulls)
+    return grouped.with_columns(ranking.alias(RANKED_REL), judged.list.len().alias(N_RETRIEVED))
 
 
 def check_output_names(named: dict[str, Measure], cols: TableSpec) -> None:

@@ -31,7 +31,7 @@ checks of the Spark schema, :func:`output_schema`) and the executors' side
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
 import polars as pl
@@ -100,7 +100,7 @@ def evaluate(
     keys = partition_keys(list(wanted.values()), cols)
     count = _partition_count(df, partitions)
     shuffled = df.repartition(count, *keys) if keys else df.repartition(1)
-    out_schema = output_schema(df.schema, cols, list(wanted))
+    out_schema = output_schema(df.schema, cols, wanted)
     run = partition_evaluator(wanted, cols)
     return shuffled.mapInArrow(run, out_schema)
 
@@ -226,7 +226,10 @@ def evaluate_arrow(table: pa.Table, measures: dict[str, Measure], cols: TableSpe
     values = plan.per_query(frame.lazy(), measures, cols, warn=False).collect(engine=ENGINE)
     target = pa.schema(
         [table.schema.field(k) for k in cols.keys]
-        + [pa.field(name, pa.float64()) for name in measures]
+        + [
+            pa.field(name, pa.int64() if m.declaration.counts else pa.float64())
+            for name, m in measures.items()
+        ]
     )
     return values.to_arrow().cast(target)
 
@@ -240,8 +243,13 @@ def _whole_partition(batches: Iterator[pa.RecordBatch]) -> pa.Table | None:
 # --------------------------------------------------------------------------- the driver
 
 
-def output_schema(schema: StructType, cols: TableSpec, measures: Sequence[str]) -> StructType:
-    """The Spark schema of :func:`evaluate`'s result; ``measures``: the output names.
+def output_schema(
+    schema: StructType, cols: TableSpec, measures: Sequence[str] | Mapping[str, Measure]
+) -> StructType:
+    """The Spark schema of :func:`evaluate`'s result; ``measures``: the output names mapped to
+    their measures (or measure strings, each its own output name).
+
+    Counts (``num_ret``, ...) are ``bigint``, every other measure ``double``.
 
     Examples
     --------
@@ -253,13 +261,17 @@ def output_schema(schema: StructType, cols: TableSpec, measures: Sequence[str]) 
     ...     for name, kind in [("query", types.LongType), ("item", types.StringType),
     ...                        ("score", types.DoubleType), ("relevance", types.IntegerType)]
     ... ])
-    >>> output_schema(schema, TableSpec(), ["ap"]).simpleString()
-    'struct<query:bigint,ap:double>'
+    >>> output_schema(schema, TableSpec(), ["ap", "num_ret"]).simpleString()
+    'struct<query:bigint,ap:double,num_ret:bigint>'
     """
-    from pyspark.sql.types import DoubleType, StructField, StructType
+    from pyspark.sql.types import DoubleType, LongType, StructField, StructType
 
+    named = measures if isinstance(measures, Mapping) else as_named_measures(list(measures))
     fields = [schema[k] for k in cols.keys]
-    fields += [StructField(name, DoubleType(), nullable=True) for name in measures]
+    fields += [
+        StructField(name, LongType() if m.declaration.counts else DoubleType(), nullable=True)
+        for name, m in named.items()
+    ]
     return StructType(fields)
 
 

@@ -470,3 +470,81 @@ def load(
         )
         for key, query_rows in rows.items()
     }
+
+
+# --- GAP and Q-measure (issue 16; polars_graded/measures/gap.py, q_measure.py) ------------
+
+
+def gap_reference(
+    q: RefQuery, g: Mapping[float, float] | None = None, k: int | None = None
+) -> float:
+    """GAP@k (Robertson, Kanoulas and Yilmaz, SIGIR 2010, with every relevant row counted):
+
+    ``sum_{n <= k} (1/n) sum_{m <= n} G(min(l_m, l_n)) / sum_d G(l_d)``, ``G(x)`` the sum of
+    ``g_t`` over the thresholds ``t <= x`` (0 for a null or a label below every threshold),
+    ``d`` over every judged row; 0 when the denominator is 0. ``g``: threshold ->
+    probability, or None for the query's levels, each ``1/m``. The ONLY reference of GAP
+    (cross-checked by hand against the MATTERS toolkit's gradedAveragePrecision.m).
+    """
+    levels = q.query_levels()
+    chosen = {t: 1.0 / len(levels) for t in levels} if g is None else dict(g)
+
+    def mass(label: Label) -> float:
+        if label is None:
+            return 0.0
+        return sum(p for t, p in chosen.items() if label >= t)
+
+    denominator = sum(mass(label) for label in q.judged)
+    if denominator <= 0:
+        return 0.0
+    shown = q._shown(k)
+    numerator = 0.0
+    for n, later in enumerate(shown, start=1):
+        if mass(later) == 0:
+            continue
+        # G rises with the label: G(min(l_m, l_n)) = min(G(l_m), G(l_n)), 0 for a null
+        numerator += sum(min(mass(earlier), mass(later)) for earlier in shown[:n]) / n
+    return numerator / denominator
+
+
+def q_measure_reference(
+    q: RefQuery, beta: float = 1.0, gain: Gain = "linear", k: int | None = None
+) -> float:
+    """Q@k (Sakai 2004): ``(1/R) sum_{p <= k, rel(p) > 0} (C(p) + beta cg(p)) / (p + beta
+    cg*(p))``, ``C(p)`` the rows with a label > 0 up to p, ``cg`` and ``cg*`` the cumulative
+    gains of the ranking and of the ideal ranking (every judged row by gain descending),
+    ``R`` the judged rows with a label > 0; gains only for labels > 0, never negative.
+    The ONLY reference of Q-measure.
+    """
+    base = gain_function(gain)
+
+    def gain_of(label: Label) -> float:
+        return 0.0 if label is None or label <= 0 else max(base(label), 0.0)
+
+    big_r = sum(1 for label in q.judged if label > 0)
+    if big_r == 0:
+        return 0.0
+    ideal = sorted((gain_of(label) for label in q.judged), reverse=True)
+    total, hits, cg, ideal_cg = 0.0, 0, 0.0, 0.0
+    for p, label in enumerate(q._shown(k), start=1):
+        cg += gain_of(label)
+        ideal_cg += ideal[p - 1] if p <= len(ideal) else 0.0
+        if label is not None and label > 0:
+            hits += 1
+            total += (hits + beta * cg) / (p + beta * ideal_cg)
+    return total / big_r
+
+
+GRADED_AP_REFERENCE: dict[str, Callable[[RefQuery], float]] = {
+    "gap": gap_reference,
+    "gap@3": lambda q: gap_reference(q, None, 3),
+    "gap(g={1:0.25,2:0.75})@3": lambda q: gap_reference(q, {1: 0.25, 2: 0.75}, 3),
+    "gap(g={0.5:1,2:3})": lambda q: gap_reference(q, {0.5: 1, 2: 3}),
+    "q_measure": q_measure_reference,
+    "q_measure(beta=0.5)@3": lambda q: q_measure_reference(q, 0.5, "linear", 3),
+    "q_measure(gain={1:3,2:1})": lambda q: q_measure_reference(q, 1.0, {1: 3, 2: 1}),
+}
+"""GAP and Q-measure by canonical name; joined to :data:`REFERENCE` and its lists below."""
+REFERENCE.update(GRADED_AP_REFERENCE)
+MEASURES.extend(GRADED_AP_REFERENCE)
+MONOTONE.extend(m for m in GRADED_AP_REFERENCE if "gain=" not in m)

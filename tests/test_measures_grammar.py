@@ -281,6 +281,21 @@ HOSTILE = [
 ]
 
 
+IR = "ir_measures:"
+HOSTILE += [
+    IR + "__import__('os')",
+    IR + "AP(rel=__import__('os').system('touch {sentinel}'))",
+    IR + "nDCG(gains={{1:__import__('os').getpid()}})",
+    IR + "AP(rel=(lambda: 2)())",
+    IR + "AP(rel=eval('1'))",
+    IR + "AP(rel=1+1)",
+    IR + "nDCG(dcg=open('{sentinel}','w'))",
+    IR + "nDCG@10; __import__('os')",
+    IR + "nDCG(gains={{1:2}}.update(x=1))",
+    IR + "P(rel=2)@len('{sentinel}')",
+]
+
+
 @pytest.mark.parametrize("template", HOSTILE)
 def test_grammar_never_evaluates_code(template, tmp_path, monkeypatch):
     sentinel = tmp_path / "pwned"
@@ -332,6 +347,21 @@ HOSTILE_SHAPES = {
     "a mix": "ap( @,1 [{=:" * (LONG // 12),
     "a mix with spaces": "ap (rel = 1 , " * (LONG // 14),
 }
+
+
+IR_SHAPES = {
+    "ir: spaces then junk": IR + "AP" + " " * LONG + "x",
+    "ir: quotes": IR + "nDCG(dcg=" + "'" * LONG + ")",
+    "ir: an open quote": IR + "nDCG(dcg='" + "a" * LONG,
+    "ir: nested braces": IR + "nDCG(gains=" + "{" * LONG + "}" * LONG + ")",
+    "ir: a long mapping": IR + "nDCG(gains={" + "1:2," * (LONG // 4) + "})",
+    "ir: commas": IR + "AP(" + "," * LONG + ")",
+    "ir: parameters": IR + "AP(" + "rel=1," * (LONG // 6) + ")",
+    "ir: at signs": IR + "AP" + "@" * LONG,
+    "ir: digits": IR + "AP(rel=" + "1" * LONG + "x)",
+    "ir: a mix": IR + "AP( @,1 [{=:'" * (LONG // 13),
+}
+HOSTILE_SHAPES.update(IR_SHAPES)
 
 
 @pytest.mark.parametrize("shape", list(HOSTILE_SHAPES))
@@ -426,6 +456,23 @@ def test_lists_and_mappings_hold_at_most_max_entries(template, count):
     assert pg.parse_measure(text(count)) is not None
     with pytest.raises(pg.MeasureParameterError, match=f"at most {MAX_ENTRIES} entries"):
         pg.parse_measure(text(count + 1))
+
+
+def test_ir_measures_mappings_hold_at_most_max_entries():
+    def text(n: int) -> str:
+        return IR + "nDCG(gains={" + ",".join(f"{i}:{i}" for i in range(n)) + "})@10"
+
+    assert len(text(MAX_ENTRIES + 1)) <= MAX_MEASURE_LENGTH  # the entry cap, not the length cap
+    assert pg.parse_measure(text(MAX_ENTRIES)) is not None
+    with pytest.raises(pg.MeasureParameterError, match=f"at most {MAX_ENTRIES} entries"):
+        pg.parse_measure(text(MAX_ENTRIES + 1))
+
+
+def test_the_length_cap_counts_the_prefix():
+    padded = (IR + "nDCG@10").ljust(MAX_MEASURE_LENGTH)
+    assert str(pg.parse_measure(padded)) == "ndcg(gain=linear)@10"
+    with pytest.raises(pg.UnknownMeasureError, match=f"at most {MAX_MEASURE_LENGTH}"):
+        pg.parse_measure(padded + " ")
 
 
 @pytest.mark.parametrize(

@@ -46,8 +46,10 @@ def test_a_shortcut_is_evaluate_of_its_measure(name: str, lazy: bool) -> None:
         if getattr(measure, p.name) != p.default
     }
     frame = TABLE.lazy() if lazy else TABLE
-    got = getattr(frame.graded, name)(**keywords, by="system", ties="average")
-    want = pg.evaluate(frame, measure, by="system", ties="average")
+    # A measure without a closed form under averaged ties refuses it: compare under another.
+    ties = "average" if cls.declaration.averages_ties else "trec_eval"
+    got = getattr(frame.graded, name)(**keywords, by="system", ties=ties)
+    want = pg.evaluate(frame, measure, by="system", ties=ties)
     assert isinstance(got, pl.LazyFrame) is lazy
     if lazy:
         got, want = got.collect(), want.collect()

@@ -170,3 +170,42 @@ def test_the_spec_is_frozen() -> None:
     spec = TableSpec()
     with pytest.raises(AttributeError):
         spec.query = "qid"  # type: ignore[misc]
+
+
+# --------------------------------------------------------------------------- judged_only, depth
+
+
+def test_judged_only_and_depth_default_to_the_whole_ranking() -> None:
+    spec = TableSpec()
+    assert (spec.judged_only, spec.depth, spec.cuts_rankings) == (False, None, False)
+
+
+def test_judged_only_and_depth_travel_with_the_options() -> None:
+    spec = TableSpec.of({"judged_only": True, "depth": 100})
+    assert spec.cuts_rankings
+    assert TableSpec.of(spec.options()) == spec
+
+
+def test_the_unknown_keyword_message_lists_the_new_options() -> None:
+    with pytest.raises(TypeError, match=r"judged_only=, depth="):
+        TableSpec.of({"dept": 10})
+
+
+@pytest.mark.parametrize("depth", [0, -1, 1.5, "10", True])
+def test_depth_must_be_a_positive_integer(depth: object) -> None:
+    with pytest.raises(pg.InvalidValueError, match=r"depth= must be a positive integer or None"):
+        TableSpec.of({"depth": depth})
+
+
+@pytest.mark.parametrize("judged_only", ["yes", 1, None])
+def test_judged_only_must_be_a_bool(judged_only: object) -> None:
+    with pytest.raises(TypeError, match=r"judged_only= must be True or False, got "):
+        TableSpec.of({"judged_only": judged_only})
+
+
+@pytest.mark.parametrize("option", [{"depth": 5}, {"judged_only": True}])
+def test_cutting_rankings_refuses_averaged_ties(option: dict[str, object]) -> None:
+    with pytest.raises(pg.InvalidValueError, match=r"ties='average'"):
+        TableSpec.of({"ties": "average", **option})
+    with pytest.raises(pg.InvalidValueError, match=r"ties='average'"):
+        pg.evaluate(three_tied(), ["ap"], ties="average", **option)  # type: ignore[arg-type]

@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
+from conftest import make_random_table
+from polars.testing import assert_frame_equal
 
 import polars_graded as pg
 from polars_graded import plan
 from polars_graded.options import TableSpec
+from polars_graded.ranking import sort_ranked
 
 
 def table(labels: list[float] | None = None) -> pl.DataFrame:
@@ -246,3 +251,80 @@ def test_bad_mean() -> None:
     df = pl.DataFrame({"query": [1], "item": ["a"], "score": [1.0], "relevance": [1]})
     with pytest.raises(pg.InvalidValueError, match="mean"):
         df.graded.summary(["ap"], mean="harmonic")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- judged_only, depth
+
+CUT_MEASURES = ["ap", "ndcg@5", "p@3", "bpref", "rr", "recall", "mu_ap", "err@5", "judged@3"]
+
+
+def ranked_position(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """``df`` with ``pos``, each retrieved row's place in its ranking (null if unretrieved)."""
+    spec = TableSpec.of({"by": keys[:-1]})
+    ranked = sort_ranked(df.lazy(), spec).collect()
+    retrieved = pl.col("score").is_not_null()
+    pos = pl.when(retrieved).then(retrieved.cum_sum().over(keys))
+    return ranked.with_columns(pos.alias("pos"))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_depth_is_the_ranking_cut_after_n_rows(seed: int) -> None:
+    """depth=N: the rows below the N-th retrieved row become unretrieved (null score)."""
+    df = make_random_table(seed, systems=2)
+    keys = ["system", "query"]
+    cut = ranked_position(df, keys).with_columns(
+        pl.when(pl.col("pos") <= 3).then(pl.col("score")).alias("score")
+    )
+    ours = pg.evaluate(df, CUT_MEASURES, by="system", depth=3)
+    assert_frame_equal(ours, pg.evaluate(cut.drop("pos"), CUT_MEASURES, by="system"))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_judged_only_drops_the_unjudged_rows(seed: int) -> None:
+    df = make_random_table(seed, systems=2)
+    judged = df.filter(pl.col("relevance").is_not_null())
+    ours = pg.evaluate(df, CUT_MEASURES, by="system", judged_only=True)
+    expected = pg.evaluate(judged, CUT_MEASURES, by="system")
+    # a query left without rows is still there, every value 0
+    ours_kept = ours.join(expected.select("system", "query"), on=["system", "query"])
+    assert_frame_equal(ours_kept, expected)
+    gone = ours.join(expected, on=["system", "query"], how="anti")
+    assert (gone.select(CUT_MEASURES).to_numpy() == 0).all()
+
+
+def test_depth_cuts_before_judged_only_drops_as_trec_eval() -> None:
+    """trec_eval -M1 -J: the first row is unjudged, so nothing judged is left in the top 1."""
+    df = pl.DataFrame(
+        {"query": [1, 1], "item": ["a", "b"], "score": [2.0, 1.0], "relevance": [None, 1]}
+    )
+    both = pg.evaluate(df, ["num_ret", "p@1", "recall"], depth=1, judged_only=True)
+    assert both.row(0) == (1, 0, 0.0, 0.0)
+    only_judged = pg.evaluate(df, ["num_ret", "p@1", "recall"], judged_only=True)
+    assert only_judged.row(0) == (1, 1, 1.0, 1.0)
+
+
+def test_a_query_without_judged_rows_stays_with_zeros() -> None:
+    df = pl.DataFrame(
+        {"query": [1, 2], "item": ["a", "b"], "score": [2.0, 1.0], "relevance": [1, None]}
+    )
+    out = pg.evaluate(df, ["ap", "num_ret", "mu_ap"], judged_only=True)
+    assert out.rows() == [(1, 1.0, 1, 1.0), (2, 0.0, 0, 0.0)]
+
+
+@pytest.mark.parametrize("ranked", [False, True])
+def test_cuts_are_the_same_on_every_path(tmp_path: Path, ranked: bool) -> None:
+    df = make_random_table(7, systems=2)
+    if ranked:
+        df = sort_ranked(df.lazy(), TableSpec.of({"by": "system"})).collect()
+    options: dict[str, Any] = {"by": "system", "depth": 4, "judged_only": True, "ranked": ranked}
+    eager = pg.evaluate(df, CUT_MEASURES, **options)
+    assert_frame_equal(pg.evaluate(df.lazy(), CUT_MEASURES, **options).collect(), eager)
+    path = tmp_path / "table.parquet"
+    df.write_parquet(path)
+    assert_frame_equal(pg.evaluate_parquet(path, CUT_MEASURES, partitions=3, **options), eager)
+    assert not eager.equals(pg.evaluate(df, CUT_MEASURES, by="system", ranked=ranked))
+
+
+def test_without_cuts_the_plan_is_untouched() -> None:
+    grouped = pl.LazyFrame({"query": [1]})
+    assert plan.cut_rankings(grouped, TableSpec()) is grouped

@@ -6,6 +6,7 @@ files first. Both print the summary (``num_q`` and means per ``--by`` group) and
 the per-query values with ``-o`` (:mod:`.evaluate`). ``polars-graded report`` writes an HTML
 report, a Markdown summary and the per-query values of several systems (:mod:`.report`).
 ``polars-graded demo`` runs the artificial experiment of the paper's §2.1 (:mod:`.demo`).
+``polars-graded trec-eval`` takes trec_eval's options and prints its lines (:mod:`.trec_eval`).
 The options the commands share, the parser and the reading of the input live in
 :mod:`.common`; the text tables in :mod:`.table`.
 
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 import polars as pl
 
 import polars_graded
-from polars_graded.cli import demo, evaluate, report
+from polars_graded.cli import demo, evaluate, report, trec_eval
 from polars_graded.cli.common import (
     INPUT_FAILURES,
     PROG,
@@ -40,7 +41,7 @@ from polars_graded.errors import GradedError
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (evaluate.COMMAND, demo.COMMAND, report.COMMAND)
+_COMMANDS = (evaluate.COMMAND, demo.COMMAND, report.COMMAND, trec_eval.COMMAND)
 _FAILURES = (GradedError, CommandError, OSError, pl.exceptions.PolarsError, *INPUT_FAILURES)
 """What is bad input, reported in one line; anything else keeps its traceback (a bug)."""
 

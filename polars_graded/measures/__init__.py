@@ -8,8 +8,13 @@ checks), ``registry.py`` (the catalogue), ``grammar.py`` (measure strings), ``ge
 (the README table and typing stubs), ``tie_average.py`` (closed forms under
 ``ties="average"``), and a module per family: ``ap``, ``mu_ap`` (with ``mu_ap_sweep``, its
 pair sweep, and ``mu_ap_thresholds``, µMAP by threshold), ``ndcg`` and ``ndcng`` (sharing
-``gains``), ``precision`` (P, recall, R-precision), ``rank`` (RR, success), ``err``, ``rbp``,
-``bpref``, ``judged``.
+``gains``), ``precision`` (P, recall, R-precision, relative P), ``rank`` (RR, success),
+``err``, ``rbp`` (also trec_eval's graded RBP), ``bpref``, ``judged``, ``gap``, ``q_measure``,
+and trec_eval's: ``counts`` (num_ret, ...), ``sets`` (set_F, set_map), ``interpolated``
+(iprec_at_recall, 11pt_avg), ``utility``, ``unjudged``, ``infap``, ``g`` (G, binG),
+``ndcg_rel`` (ndcg_rel, Rndcg), with ``trec_gains`` (trec_eval's gains) and ``unaveraged``
+(the one refusal of ``ties="average"``). ``ir_names.py`` reads ir_measures' strings
+(``"ir_measures:nDCG@10"``).
 
 Adding a measure
 ----------------

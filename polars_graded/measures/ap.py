@@ -51,7 +51,7 @@ def average_precision(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Exp
         aliases=("map",),
         cutoff="all_rows",
         trec_eval={"map": "ap{r}", "map_cut": "ap{r}@{k}"},
-        ir_measures={"AP": "ap"},
+        ir_measures={"AP": "ap[@{k}]"},
     )
 )
 @dataclasses.dataclass(frozen=True, kw_only=True)

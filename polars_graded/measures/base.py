@@ -66,9 +66,14 @@ class Declaration:
     """trec_eval measure name -> the same measure here, ``{r}`` standing for ``""`` or
     ``"(rel=t)"`` (trec_eval's ``-l t``) and ``{k}`` for a cutoff; empty: not in trec_eval."""
     ir_measures: Mapping[str, str] = field(default_factory=dict)
-    """ir_measures name -> the same measure here (``{k}`` a cutoff); empty: none there."""
+    """ir_measures pattern -> the same measure here: ``{k}`` the value after ``@`` (required),
+    a trailing ``[@{k}]`` an optional cutoff, ``{param}`` an ir_measures parameter (rules in
+    :mod:`polars_graded.measures.ir_names`); empty: none there."""
     counts: bool = False
     """The values are counts (``num_ret``, ...): Int64 columns, not Float64."""
+    averages_ties: bool = True
+    """``ties="average"`` has a closed form; ``False``: the measure refuses that policy
+    (:func:`polars_graded.measures.unaveraged.refuse_averaged_ties`)."""
 
     @property
     def takes_cutoff(self) -> bool:

@@ -135,7 +135,7 @@ def check_top_grade(name: str, value: object, *, measure: str) -> float:
         order=12,
         example="err",
         example_value=0.110677,
-        ir_measures={"ERR": "err@{k}"},
+        ir_measures={"ERR": "err[@{k}]"},
     )
 )
 @dataclasses.dataclass(frozen=True, kw_only=True)

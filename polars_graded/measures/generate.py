@@ -4,7 +4,8 @@ The expression functions (:mod:`polars_graded.functions`) and the namespace shor
 (:mod:`polars_graded.namespace`) are made at import from the registry; their docstrings come
 from the pieces here. Two files are written from it and kept in the repository, so that
 readers and type checkers see them: the README's measure table (between
-:data:`README_START` and :data:`README_END`) and the stubs typing the generated names
+:data:`README_START` and :data:`README_END`) and its table of ir_measures' names (between
+:data:`IR_START` and :data:`IR_END`), and the stubs typing the generated names
 (:data:`STUBS`). After adding or changing a measure, rewrite them with::
 
     python -m polars_graded.measures --write README.md
@@ -17,14 +18,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import inspect
+import string
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from polars_graded.measures import registry
+from polars_graded.measures import ir_names, registry
 from polars_graded.measures.base import Measure, format_number
-from polars_graded.measures.grammar import parse_measure
+from polars_graded.measures.grammar import IR_MEASURES_PREFIX, parse_measure
 
 EXAMPLE_TABLE = """>>> import polars as pl
 >>> import polars_graded as pg
@@ -35,6 +37,8 @@ EXAMPLE_TABLE = """>>> import polars as pl
 """The three-row table of every generated example (one query; labels 0, 2, 1 by score)."""
 README_START = "<!-- measures:start -->"
 README_END = "<!-- measures:end -->"
+IR_START = "<!-- ir_measures:start -->"
+IR_END = "<!-- ir_measures:end -->"
 HERE = Path(__file__).parent
 STUBS = {
     "measures": HERE / "generated_measures.pyi",
@@ -156,6 +160,38 @@ def equivalents(names: Mapping[str, str], suffix: str) -> str:
     return ", ".join(cells) or "—"
 
 
+def ir_equivalent(pattern: str, template: str) -> tuple[str, str]:
+    """An ir_measures pattern and its measure here, as the README shows them (``{x}`` as
+    ``x``; ``@k`` where the cutoff is required, ``[@k]`` where it is optional).
+
+    Examples
+    --------
+    >>> ir_equivalent("nDCG(gains={gains})", "ndcg(gain={gains})[@{k}]")
+    ('nDCG(gains=gains)[@k]', 'ndcg(gain=gains)[@k]')
+    >>> ir_equivalent("P", "p@{k}")
+    ('P@k', 'p@k')
+    """
+    optional = template.endswith(ir_names.OPTIONAL_CUTOFF)
+    ours = template.removesuffix(ir_names.OPTIONAL_CUTOFF)
+    fields = {field for _, field, _, _ in string.Formatter().parse(ours) if field}
+    theirs = pattern.replace("{", "").replace("}", "")
+    theirs += "[@k]" if optional else "@k" if "k" in fields else ""
+    ours = ours.format(**{field: field for field in fields})
+    return theirs, ours + ("[@k]" if optional else "")
+
+
+def ir_equivalents(names: Mapping[str, str]) -> str:
+    """The README cell of a measure's ir_measures names, or a dash.
+
+    Examples
+    --------
+    >>> ir_equivalents({"P": "p@{k}", "SetP": "p"})
+    '`P@k` = `p@k`, `SetP` = `p`'
+    """
+    pairs = (ir_equivalent(pattern, template) for pattern, template in names.items())
+    return ", ".join(f"`{theirs}` = `{ours}`" for theirs, ours in pairs) or "—"
+
+
 def readme_names(cls: type[Measure]) -> list[str]:
     """The measure strings of a README row: the name, ``@k``, each parameter's examples.
 
@@ -187,7 +223,8 @@ def readme_table() -> str:
         "",
         "Names are case-insensitive; `@k` sets a cutoff; `rel=t` a relevance threshold "
         "(default 1; trec_eval's `-l t`). Each name links the same measure in trec_eval "
-        "(`-m name.k` for a cutoff) and ir_measures.",
+        "(`-m name.k` for a cutoff) and ir_measures (strings after the prefix `ir_measures:`, "
+        "see [ir_measures' names](#ir_measures-names)).",
         "",
         "| name | what | trec_eval | ir_measures |",
         "|---|---|---|---|",
@@ -199,24 +236,56 @@ def readme_table() -> str:
             f"; also {', '.join(f'`{a}`' for a in declared.aliases)}" if declared.aliases else ""
         )
         trec = equivalents(declared.trec_eval, ".k")
-        ir = equivalents(declared.ir_measures, "@k")
+        ir = ir_equivalents(declared.ir_measures)
         rows.append(f"| {names} | {what} | {trec} | {ir} |")
     return "\n".join([*rows, README_END])
 
 
-def with_readme_table(text: str) -> str:
-    """``text`` (a README) with its measure section replaced by :func:`readme_table`.
+def ir_measures_table() -> str:
+    """The README's section of ir_measures' names, markers included: one row per declared
+    ir_measures pattern, then ir_measures' aliases.
 
     Examples
     --------
-    >>> with_readme_table(f"{README_START}old{README_END}").count("| `ap`")
-    1
+    >>> "| `nDCG[@k]` | `ndcg(gain=linear)[@k]` |" in ir_measures_table()
+    True
     """
-    start, end = text.find(README_START), text.find(README_END)
-    if start < 0 or end < start:
-        msg = f"the README has no {README_START} ... {README_END} section"
-        raise ValueError(msg)
-    return text[:start] + readme_table() + text[end + len(README_END) :]
+    rows = [
+        IR_START,
+        "<!-- Generated by `python -m polars_graded.measures --write README.md`. -->",
+        "",
+        f"| `{IR_MEASURES_PREFIX}...` | measure here |",
+        "|---|---|",
+    ]
+    for cls in registry.CLASSES:
+        for pattern, template in cls.declaration.ir_measures.items():
+            theirs, ours = ir_equivalent(pattern, template)
+            rows.append(f"| `{theirs}` | `{ours}` |")
+    aliases = ", ".join(f"`{alias}` = `{target}`" for alias, target in ir_names.IR_ALIASES.items())
+    rows += ["", f"ir_measures' other names: {aliases}."]
+    return "\n".join([*rows, IR_END])
+
+
+SECTIONS = {(README_START, README_END): readme_table, (IR_START, IR_END): ir_measures_table}
+"""The README's generated sections: their markers, and what fills them."""
+
+
+def with_readme_table(text: str) -> str:
+    """``text`` (a README) with each generated section (:data:`SECTIONS`) made anew.
+
+    Examples
+    --------
+    >>> text = with_readme_table(f"{README_START}old{README_END} {IR_START}old{IR_END}")
+    >>> text.count("| `ap`"), text.count("| `AP[@k]` | `ap[@k]` |")
+    (1, 1)
+    """
+    for (start_marker, end_marker), make in SECTIONS.items():
+        start, end = text.find(start_marker), text.find(end_marker)
+        if start < 0 or end < start:
+            msg = f"the README has no {start_marker} ... {end_marker} section"
+            raise ValueError(msg)
+        text = text[:start] + make() + text[end + len(end_marker) :]
+    return text
 
 
 def _imports(names: Sequence[tuple[str, str]]) -> list[str]:
@@ -307,7 +376,8 @@ def stale(readme: Path | None) -> list[Path]:
     Examples
     --------
     >>> readme = getfixture("tmp_path") / "README.md"
-    >>> _ = readme.write_text(f"# Measures\\n{README_START}{README_END}\\n", encoding="utf-8")
+    >>> empty = f"# Measures\\n{README_START}{README_END}\\n{IR_START}{IR_END}\\n"
+    >>> _ = readme.write_text(empty, encoding="utf-8")
     >>> readme in stale(readme)
     True
     >>> _ = readme.write_text(with_readme_table(readme.read_text()), encoding="utf-8")
@@ -332,7 +402,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     A README whose measure section is empty is stale: ``--check`` names it and returns 1.
 
     >>> readme = getfixture("tmp_path") / "README.md"
-    >>> _ = readme.write_text(f"# Measures\\n{README_START}{README_END}\\n", encoding="utf-8")
+    >>> empty = f"# Measures\\n{README_START}{README_END}\\n{IR_START}{IR_END}\\n"
+    >>> _ = readme.write_text(empty, encoding="utf-8")
     >>> main(["--check", str(readme)])  # doctest: +ELLIPSIS
     stale: ...README.md
     1

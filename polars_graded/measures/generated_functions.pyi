@@ -68,6 +68,7 @@ def recall(
 def r_precision(
     *,
     rel: float = 1,
+    mult: float = 1.0,
     **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
     """R-precision: precision at R, the query's number of relevant rows."""
@@ -138,3 +139,152 @@ def success(
     **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
     """1 when a relevant row is in the top k, else 0."""
+
+def num_ret(
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Rows retrieved (a count)."""
+
+def num_rel(
+    *,
+    rel: float = 1,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Relevant rows, retrieved or not (a count)."""
+
+def num_rel_ret(
+    *,
+    rel: float = 1,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Relevant rows retrieved (a count)."""
+
+def num_nonrel_judged_ret(
+    *,
+    rel: float = 1,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Retrieved rows judged non-relevant, 0 <= label < rel (a count)."""
+
+def relative_precision(
+    *,
+    rel: float = 1,
+    k: int | None = None,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Relevant rows in the top k over min(R, k): capped recall."""
+
+def set_f(
+    *,
+    rel: float = 1,
+    beta: float = 1.0,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """F measure of the set retrieved: (1 + beta) P R / (beta P + R)."""
+
+def set_ap(
+    *,
+    rel: float = 1,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Precision times recall of the set retrieved (trec_eval's set_map)."""
+
+def interpolated_precision(
+    *,
+    rel: float = 1,
+    recall: float = 0.0,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Interpolated precision at a recall point (the best precision at or past it)."""
+
+def mean_interpolated_precision(
+    *,
+    rel: float = 1,
+    recalls: Sequence[float] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Interpolated precision averaged over recall points (default: the 11 points)."""
+
+def utility(
+    *,
+    rel: float = 1,
+    coefficients: Sequence[float] = (1.0, -1.0, 0.0, 0.0),
+    n_docs: int = 0,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Set utility: a n + b (N - n) + c (R - n) + d (D + n - N - R)."""
+
+def unjudged(
+    *,
+    k: int | None = None,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Share of the top k rows unjudged (null or negative label; divides by k)."""
+
+def infap(
+    *,
+    rel: float = 1,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Inferred AP (Yilmaz and Aslam 2006): AP on a sampled pool, negative labels pooled."""
+
+def g(
+    *,
+    gain: str | Mapping[float, float] = "linear",
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Trec_eval's G: gain over log2(2 + ideal cost - gain so far), normalised."""
+
+def bin_g(
+    *,
+    rel: float = 1,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Trec_eval's binG: mean over relevant rows of 1 / log2(2 + non-relevant above)."""
+
+def ndcg_rel(
+    *,
+    gain: str | Mapping[float, float] = "linear",
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Trec_eval's ndcg_rel: NDCG averaged over the rows of positive gain."""
+
+def rndcg(
+    *,
+    rel: float = 1,
+    gain: str | Mapping[float, float] = "linear",
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Trec_eval's Rndcg: NDCG averaged at the cutoffs where the ideal gain changes."""
+
+def graded_rbp(
+    *,
+    p: float = 0.8,
+    k: int | None = None,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Trec_eval's graded RBP: gain label / max(1, top label), persistence p."""
+
+def trec_rbp_residual(
+    *,
+    p: float = 0.8,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Trec_eval's rbp_resid: RBP's residual, 0 when no retrieved row is unjudged."""
+
+def gap(
+    *,
+    g: Mapping[float, float],
+    k: int | None = None,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Graded average precision (Robertson et al. 2010), threshold probabilities g."""
+
+def q_measure(
+    *,
+    beta: float = 1,
+    gain: str | Mapping[float, float] = "linear",
+    k: int | None = None,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Q-measure (Sakai 2004): AP blended with cumulative gain, weight beta."""

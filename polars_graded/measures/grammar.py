@@ -23,6 +23,14 @@ Canonical names
 
 :func:`measure_name` gives the canonical name of any measure string; to choose the column
 names yourself, pass a mapping ``{"name": measure}`` to ``evaluate`` or ``summary``.
+
+ir_measures' names
+------------------
+After the prefix ``ir_measures:`` (:data:`IR_MEASURES_PREFIX`), a string is read in
+ir_measures' syntax and sense (:mod:`polars_graded.measures.ir_names`):
+``"ir_measures:nDCG@10"`` is trec_eval's linear-gain nDCG, ``ndcg(gain=linear)@10``, where
+``"nDCG@10"`` is our exponential-gain ``ndcg@10``. Its column is named by the string after the
+prefix, as written (``nDCG@10``), to line up with ir_measures' output.
 """
 
 from __future__ import annotations
@@ -45,6 +53,8 @@ MAX_MEASURE_LENGTH = 1000
 """The longest measure string the grammar reads (characters); longer ones are refused."""
 MAX_ENTRIES = 100
 """The most entries a list (``levels=[...]``) or gain mapping (``{1:3,...}``) may hold."""
+IR_MEASURES_PREFIX = "ir_measures:"
+"""A measure string starting with this is read in ir_measures' syntax and sense."""
 MeasureSpec = Measure | str | Sequence[Measure | str] | Mapping[str, Measure | str]
 """What every entry point takes as measures: one, a list, or a mapping output name -> measure."""
 
@@ -74,8 +84,10 @@ def parse_measure(text: str) -> Measure:
     Parameters
     ----------
     text
-        ``name[(param=value, ...)][@k]``; the name is case-insensitive. At most
-        :data:`MAX_MEASURE_LENGTH` (1000) characters; read in time linear in its length.
+        ``name[(param=value, ...)][@k]``; the name is case-insensitive. Or, after the
+        prefix ``ir_measures:``, an ir_measures measure string (``"ir_measures:nDCG@10"``,
+        see the module docstring). At most :data:`MAX_MEASURE_LENGTH` (1000) characters; read
+        in time linear in its length.
 
     Returns
     -------
@@ -95,15 +107,23 @@ def parse_measure(text: str) -> Measure:
     >>> from polars_graded import parse_measure
     >>> str(parse_measure("AP(rel=2.0)@10"))
     'ap(rel=2)@10'
+    >>> str(parse_measure("ir_measures:nDCG@10"))
+    'ndcg(gain=linear)@10'
     """
     if isinstance(text, str) and len(text) > MAX_MEASURE_LENGTH:
         msg = (
-            f"cannot read {_excerpt(text)} as a measure: it has {len(text)} characters, and a "
+            f"cannot read {excerpt(text)} as a measure: it has {len(text)} characters, and a "
             f"measure string has at most {MAX_MEASURE_LENGTH}; valid names: {valid_names()}"
         )
         raise UnknownMeasureError(msg)
     if not isinstance(text, str):
         raise _unreadable(text, "not a string")
+    ir_text = ir_measures_text(text)
+    if ir_text is not None:
+        # Deferred: ir_names reads measure strings through this module.
+        from polars_graded.measures.ir_names import ir_measure
+
+        return ir_measure(ir_text)
     parts = _scan(text)
     name = parts.name.lower()
     base = MEASURES.get(ALIASES.get(name, name))
@@ -156,8 +176,26 @@ def measure_name(measure: Measure | str) -> str:
     'rbp@5'
     >>> pg.measure_name("MAP(rel=2.0)")
     'ap(rel=2)'
+    >>> pg.measure_name("ir_measures:nDCG@10")
+    'nDCG@10'
     """
+    if isinstance(measure, str):  # an ir_measures string is named as written
+        return next(iter(as_named_measures(measure)))
     return str(as_measures(measure)[0])
+
+
+def ir_measures_text(text: str) -> str | None:
+    """The ir_measures string after the prefix ``ir_measures:``, stripped; ``None`` without it.
+
+    Examples
+    --------
+    >>> ir_measures_text(" ir_measures: nDCG@10 "), ir_measures_text("ndcg@10")
+    ('nDCG@10', None)
+    """
+    head = text.lstrip()
+    if head.startswith(IR_MEASURES_PREFIX):
+        return head[len(IR_MEASURES_PREFIX) :].strip()
+    return None
 
 
 def split_top_level(text: str, *, error: type[GradedError] = UnknownMeasureError) -> list[str]:
@@ -176,7 +214,7 @@ def split_top_level(text: str, *, error: type[GradedError] = UnknownMeasureError
             open_at.append(at)
         elif char in _CLOSING:
             if not open_at or text[open_at[-1]] != _CLOSING[char]:
-                msg = f"unbalanced brackets in {_excerpt(text)}: {char!r} at character {at + 1}"
+                msg = f"unbalanced brackets in {excerpt(text)}: {char!r} at character {at + 1}"
                 raise error(msg)
             open_at.pop()
         elif char == "," and not open_at:
@@ -185,7 +223,7 @@ def split_top_level(text: str, *, error: type[GradedError] = UnknownMeasureError
     if open_at:
         at = open_at[-1]
         reason = f"{text[at]!r} at character {at + 1} is never closed"
-        msg = f"unbalanced brackets in {_excerpt(text)}: {reason}"
+        msg = f"unbalanced brackets in {excerpt(text)}: {reason}"
         raise error(msg)
     parts.append(text[start:])
     return [p.strip() for p in parts if p.strip()]
@@ -237,7 +275,7 @@ def _scan(text: str) -> _Parts:
 
 def _unreadable(text: object, reason: str) -> UnknownMeasureError:
     msg = (
-        f"cannot read {_excerpt(text)} as a measure ({reason}): expected "
+        f"cannot read {excerpt(text)} as a measure ({reason}): expected "
         f"name[(param=value, ...)][@k]; valid names: {valid_names()}"
     )
     return UnknownMeasureError(msg)
@@ -249,8 +287,14 @@ def _skip_space(text: str, at: int) -> int:
     return at
 
 
-def _excerpt(text: object, most: int = 60) -> str:
-    """``repr(text)``, shortened: the text may be very long."""
+def excerpt(text: object, most: int = 60) -> str:
+    """``repr(text)``, shortened: the text may be very long.
+
+    Examples
+    --------
+    >>> excerpt("ap" * 40, most=6)
+    "'apapap'..."
+    """
     shown = repr(text[:most] if isinstance(text, str) else text)
     if isinstance(text, str) and len(text) > most:
         return f"{shown}..."
@@ -261,7 +305,7 @@ def _parse_params(text: str, measure: str) -> Iterable[tuple[str, object]]:
     for part in split_top_level(text, error=MeasureParameterError):
         name, sep, value = part.partition("=")
         if not sep or not name.strip():
-            msg = f"{measure}: cannot read parameter {_excerpt(part)}; expected name=value"
+            msg = f"{measure}: cannot read parameter {excerpt(part)}; expected name=value"
             raise MeasureParameterError(msg)
         yield name.strip().lower(), _parse_value(value.strip(), measure)
 
@@ -276,7 +320,7 @@ def _parse_value(text: str, measure: str) -> object:
         return dict(_pair(v, measure) for v in _entries(text, measure))
     if _WORD.fullmatch(text):
         return text.lower()
-    msg = f"{measure}: cannot read value {_excerpt(text)}"
+    msg = f"{measure}: cannot read value {excerpt(text)}"
     raise MeasureParameterError(msg)
 
 
@@ -286,7 +330,7 @@ def _entries(text: str, measure: str) -> list[str]:
     if len(entries) > MAX_ENTRIES:
         msg = (
             f"{measure}: a list or mapping holds at most {MAX_ENTRIES} entries, "
-            f"got {len(entries)} in {_excerpt(text)}"
+            f"got {len(entries)} in {excerpt(text)}"
         )
         raise MeasureParameterError(msg)
     return entries
@@ -294,7 +338,7 @@ def _entries(text: str, measure: str) -> list[str]:
 
 def _number(text: str, measure: str) -> float:
     if not _NUMBER.fullmatch(text):
-        msg = f"{measure}: expected a number, got {_excerpt(text)}"
+        msg = f"{measure}: expected a number, got {excerpt(text)}"
         raise MeasureParameterError(msg)
     return float(text)
 
@@ -302,7 +346,7 @@ def _number(text: str, measure: str) -> float:
 def _pair(text: str, measure: str) -> tuple[float, float]:
     label, sep, gain = text.partition(":")
     if not sep:
-        msg = f"{measure}: expected label:gain in a gain mapping, got {_excerpt(text)}"
+        msg = f"{measure}: expected label:gain in a gain mapping, got {excerpt(text)}"
         raise MeasureParameterError(msg)
     return _number(label.strip(), measure), _number(gain.strip(), measure)
 
@@ -319,7 +363,7 @@ def as_measure(item: object) -> Measure:
         return parse_measure(item)
     if isinstance(item, Measure):
         return item
-    msg = f"expected a measure or its name, got {_excerpt(item)}; valid names: {valid_names()}"
+    msg = f"expected a measure or its name, got {excerpt(item)}; valid names: {valid_names()}"
     raise UnknownMeasureError(msg)
 
 
@@ -347,7 +391,8 @@ def as_named_measures(measures: MeasureSpec) -> dict[str, Measure]:
     """Output column name -> measure, in order.
 
     A mapping keeps its names (non-empty strings, one per measure); a measure, a name or a
-    list gives each measure under its canonical name, without repeats.
+    list gives each measure under its canonical name (an ``ir_measures:`` string under the
+    string after the prefix), without repeats (the first name of a measure is kept).
 
     Examples
     --------
@@ -356,6 +401,8 @@ def as_named_measures(measures: MeasureSpec) -> dict[str, Measure]:
     {'rbp80': 'rbp@5', 'top': 'ndcg@10'}
     >>> list(as_named_measures(["ap", "AP(rel=1)", "p@5"]))
     ['ap', 'p@5']
+    >>> list(as_named_measures(["ir_measures:nDCG@10", "ndcg(gain=linear)@10", "ndcg@10"]))
+    ['nDCG@10', 'ndcg@10']
     """
     named: dict[str, Measure] = {}
     if isinstance(measures, Mapping):
@@ -376,16 +423,31 @@ def as_named_measures(measures: MeasureSpec) -> dict[str, Measure]:
         if not isinstance(items, Iterable):
             msg = (
                 f"expected a measure, its name, a list of them or a mapping name -> measure, "
-                f"got {_excerpt(measures)}; valid names: {valid_names()}"
+                f"got {excerpt(measures)}; valid names: {valid_names()}"
             )
             raise UnknownMeasureError(msg)
+        seen: set[Measure] = set()
         for item in items:
             measure = as_measure(item)
-            named.setdefault(str(measure), measure)
+            name = _default_name(item, measure)
+            if measure in seen:
+                continue
+            if name in named:
+                msg = f"two measures are named {name!r}: {named[name]!r} and {measure!r}"
+                raise InvalidValueError(msg)
+            seen.add(measure)
+            named[name] = measure
     if not named:
         msg = f"no measures given; valid names: {valid_names()}"
         raise UnknownMeasureError(msg)
     return named
+
+
+def _default_name(item: object, measure: Measure) -> str:
+    """The column name of a measure given without one: its canonical name, or the
+    ir_measures string as written."""
+    ir_text = ir_measures_text(item) if isinstance(item, str) else None
+    return str(measure) if ir_text is None else ir_text
 
 
 RESERVED_PREFIX = "__pg_"
@@ -401,7 +463,7 @@ def check_output_name(name: object) -> str:
     'rbp80'
     """
     if not isinstance(name, str) or not name.strip():
-        msg = f"an output name must be a non-empty string, got {_excerpt(name)}"
+        msg = f"an output name must be a non-empty string, got {excerpt(name)}"
         raise InvalidValueError(msg)
     if name.startswith(RESERVED_PREFIX):
         msg = f"output name {name!r}: names starting with {RESERVED_PREFIX!r} are reserved"

@@ -41,7 +41,7 @@ def judged_share(r: Ranked, k: int | None) -> pl.Expr:
         order=16,
         example="judged@2",
         example_value=1.0,
-        ir_measures={"Judged": "judged@{k}"},
+        ir_measures={"Judged": "judged[@{k}]"},
     )
 )
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -52,7 +52,11 @@ def check_log_base(name: str, value: object, *, measure: str) -> float:
         example="ndcg@2",
         example_value=0.521296,
         trec_eval={"ndcg": "ndcg(gain=linear)", "ndcg_cut": "ndcg(gain=linear)@{k}"},
-        ir_measures={"nDCG": "ndcg(gain=linear)"},
+        ir_measures={
+            "nDCG": "ndcg(gain=linear)[@{k}]",
+            "nDCG(dcg='exp-log2')": "ndcg[@{k}]",
+            "nDCG(gains={gains})": "ndcg(gain={gains})[@{k}]",
+        },
     )
 )
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -65,7 +65,7 @@ def success(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
         example_value=0.5,
         aliases=("recip_rank", "mrr"),
         trec_eval={"recip_rank": "rr{r}"},
-        ir_measures={"RR": "rr"},
+        ir_measures={"RR": "rr[@{k}]"},
     )
 )
 @dataclasses.dataclass(frozen=True, kw_only=True)
