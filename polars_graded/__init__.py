@@ -13,8 +13,10 @@ ready-made measures (``pg.AP``, ``pg.NDCG``, ...) and the expression functions (
 registered measure.
 
 The typed API: :func:`evaluate`, :func:`summary`, :func:`per_threshold` (on DataFrames and
-LazyFrames), :func:`compare` (statistics over per-query values) and :func:`build_report`
-(the HTML and Markdown report; the package :mod:`polars_graded.report` has the rest).
+LazyFrames), :func:`compare` and :func:`compare_pairs` (statistics over per-query values:
+against a baseline, or every pair of systems), :func:`gate` (a non-inferiority regression
+gate) and :func:`build_report` (the HTML and Markdown report; the package
+:mod:`polars_graded.report` has the rest).
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -24,6 +26,7 @@ from polars_graded import functions as _functions
 from polars_graded import namespace as _namespace  # registers df.graded / lf.graded
 from polars_graded.api import evaluate, per_threshold, summary
 from polars_graded.compare import compare as compare
+from polars_graded.compare_pairs import compare_pairs as compare_pairs
 from polars_graded.errors import (
     ColumnTypeError,
     DuplicateKeyError,
@@ -36,6 +39,7 @@ from polars_graded.errors import (
     UnknownMeasureError,
 )
 from polars_graded.functions import measure_expr
+from polars_graded.gate import gate as gate
 from polars_graded.io import (
     evaluate_parquet,
     join_run_qrels,
@@ -77,8 +81,10 @@ __all__ = [
     "__version__",
     "build_report",
     "compare",
+    "compare_pairs",
     "evaluate",
     "evaluate_parquet",
+    "gate",
     "join_run_qrels",
     "measure_expr",
     "measure_name",

@@ -39,6 +39,14 @@ MissingPolicy = Literal["zero", "common"]
 """Which queries a comparison counts when systems lack some (see :func:`compared_queries`)."""
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 
+Pairs = Literal["baseline", "all"]
+"""Which pairs of systems :func:`compare` tests: each against the baseline, or all."""
+PAIRS: tuple[str, ...] = get_args(Pairs)
+
+Correction = Literal["holm", "bh", "none"]
+"""Multiple-testing corrections: Holm, Benjamini–Hochberg, none."""
+CORRECTIONS: tuple[str, ...] = get_args(Correction)
+
 CHUNK_ELEMENTS = 1 << 22
 """Entries of one chunk of the sign or resample matrix (32 MiB as float64)."""
 
@@ -86,6 +94,8 @@ def compare(
     alpha: float = 0.05,
     seed: int = 0,
     system: str | None = None,
+    pairs: Pairs = "baseline",
+    correction: Correction = "holm",
 ) -> pl.DataFrame:
     """Compare every system with a baseline, per measure, with paired significance tests.
 
@@ -124,6 +134,14 @@ def compare(
         Seeds the signs and the resamples; the same call gives the same numbers.
     system
         Deprecated alias of ``by`` (a :class:`DeprecationWarning`).
+    pairs
+        ``"baseline"`` (default): every system against the baseline, as described here.
+        ``"all"``: every system against every other, the result of
+        :func:`polars_graded.compare_pairs.compare_pairs` with these options (no
+        ``baseline``).
+    correction
+        The multiple-testing correction of ``pairs="all"`` (see
+        :data:`CORRECTIONS`); the baseline comparison always uses Holm.
 
     Returns
     -------
@@ -215,6 +233,81 @@ def compare(
     by = by_column(by, system)
     check_options(missing, trials, bootstrap, confidence, alpha)
     ttest_rel = _import_ttest()
+    if pairs == "baseline" and correction != "holm":
+        msg = f"correction={correction!r} needs pairs='all'; the baseline comparison uses Holm"
+        raise InvalidValueError(msg)
+    if pairs != "baseline":
+        return _all_pairs(
+            per_query,
+            measures,
+            pairs=pairs,
+            baseline=baseline,
+            options={
+                "by": by,
+                "query": query,
+                "missing": missing,
+                "correction": correction,
+                "trials": trials,
+                "bootstrap": bootstrap,
+                "confidence": confidence,
+                "alpha": alpha,
+                "seed": seed,
+            },
+        )
+    names, systems, values, n_missing = value_matrix(
+        per_query, measures, by=by, query=query, missing=missing, baseline=baseline
+    )
+    columns = _statistics(
+        values, ttest_rel, trials=trials, bootstrap=bootstrap, confidence=confidence, seed=seed
+    )
+    out = _result(columns, systems.alias(by), names, n_missing, n_queries=values.shape[2])
+    return out.with_columns(significant=(pl.col("p_randomization_holm") < alpha).fill_null(False))
+
+
+def _all_pairs(
+    per_query: pl.DataFrame | pl.LazyFrame,
+    measures: Sequence[str] | None,
+    *,
+    pairs: object,
+    baseline: object | None,
+    options: dict[str, Any],
+) -> pl.DataFrame:
+    """``compare(pairs="all")``: forwarded to :func:`compare_pairs` once the choice is
+    checked (imported here: that module builds on this one)."""
+    if pairs not in PAIRS:
+        choices = " or ".join(map(repr, PAIRS))
+        msg = f"pairs must be {choices}, got {pairs!r}"
+        raise InvalidValueError(msg)
+    if baseline is not None:
+        msg = f"pairs='all' compares every pair of systems; drop baseline={baseline!r}"
+        raise InvalidValueError(msg)
+    from polars_graded.compare_pairs import compare_pairs
+
+    return compare_pairs(per_query, measures, **options)
+
+
+def value_matrix(
+    per_query: pl.DataFrame | pl.LazyFrame,
+    measures: Sequence[object] | None,
+    *,
+    by: str,
+    query: str,
+    missing: MissingPolicy,
+    baseline: object | None = None,
+) -> tuple[list[str], pl.Series, np.ndarray, np.ndarray]:
+    """The checked inputs of a comparison: the measure names, the systems
+    (:func:`order_systems`), the values as (measure, system, compared query) and each
+    system's count of missing queries (see :func:`compare` for the rules and errors).
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame({"system": ["b", "a", "a"], "query": [1, 1, 2], "ap": [1, 2, 3]})
+    >>> names, systems, values, n_missing = value_matrix(
+    ...     per_query, None, by="system", query="query", missing="zero"
+    ... )
+    >>> names, systems.to_list(), values.tolist(), n_missing.tolist()
+    (['ap'], ['a', 'b'], [[[2.0, 3.0], [1.0, 0.0]]], [0, 1])
+    """
     frame = per_query.collect() if isinstance(per_query, pl.LazyFrame) else per_query
     names = _measure_names(frame, measures, by, query)
     _check_values(frame, names, by, query)
@@ -223,11 +316,7 @@ def compare(
     values, n_missing = _value_matrix(
         frame, names, by=by, query=query, systems=systems, missing=missing
     )
-    columns = _statistics(
-        values, ttest_rel, trials=trials, bootstrap=bootstrap, confidence=confidence, seed=seed
-    )
-    out = _result(columns, systems.alias(by), names, n_missing, n_queries=values.shape[2])
-    return out.with_columns(significant=(pl.col("p_randomization_holm") < alpha).fill_null(False))
+    return names, systems, values, n_missing
 
 
 def _result(
@@ -608,7 +697,7 @@ def _intervals(
     """Percentile bootstrap intervals of each mean and of each paired difference from the
     baseline (0 for the baseline itself), as (low/high, measure, system)."""
     n_measures, n_systems, n_queries = values.shape
-    boot = _bootstrap_means(values.reshape(n_measures * n_systems, n_queries), bootstrap, rng)
+    boot = bootstrap_means(values.reshape(n_measures * n_systems, n_queries), bootstrap, rng)
     boot = boot.reshape(n_measures, n_systems, bootstrap)
     quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]
     ci = np.quantile(boot, quantiles, axis=2)
@@ -624,7 +713,7 @@ def _tests(
     system) with a NaN column for the baseline (null once in the frame)."""
     n_measures, n_systems, n_queries = values.shape
     differences = values[:, 1:] - values[:, :1]
-    p_flip = _randomization_p(differences.reshape(-1, n_queries), trials, rng).reshape(
+    p_flip = randomization_p(differences.reshape(-1, n_queries), trials, rng).reshape(
         n_measures, n_systems - 1
     )
     t_stat, p_t = _paired_ttest(ttest_rel, values, differences)
@@ -639,11 +728,18 @@ def _tests(
     return {name: np.concatenate([pad, test], axis=1) for name, test in tests.items()}
 
 
-def _bootstrap_means(rows: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+def bootstrap_means(rows: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
     """Means of each row over ``resamples`` resamples of its columns, shared by every row.
 
     A resample is stored as how often it draws each query, so a chunk of resamples is one
     matrix product.
+
+    Examples
+    --------
+    >>> rows = np.array([[1.0, 1.0], [0.0, 2.0]])
+    >>> means = bootstrap_means(rows, 5, np.random.default_rng(0))
+    >>> means.shape, means[0].tolist()
+    ((2, 5), [1.0, 1.0, 1.0, 1.0, 1.0])
     """
     n_rows, n = rows.shape
     out = np.empty((n_rows, resamples))
@@ -657,10 +753,15 @@ def _bootstrap_means(rows: np.ndarray, resamples: int, rng: np.random.Generator)
     return out
 
 
-def _randomization_p(differences: np.ndarray, trials: int, rng: np.random.Generator) -> np.ndarray:
+def randomization_p(differences: np.ndarray, trials: int, rng: np.random.Generator) -> np.ndarray:
     """Two-sided sign-flip p-value of each row's mean, ``(1 + k) / (1 + trials)``.
 
     The sums are compared rather than the means (the same order, one division less).
+
+    Examples
+    --------
+    >>> randomization_p(np.zeros((1, 3)), 9, np.random.default_rng(0)).tolist()
+    [1.0]
     """
     n_rows, n = differences.shape
     observed = np.abs(differences.sum(axis=1))

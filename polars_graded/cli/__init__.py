@@ -7,6 +7,8 @@ the per-query values with ``-o`` (:mod:`.evaluate`). ``polars-graded report`` wr
 report, a Markdown summary and the per-query values of several systems (:mod:`.report`).
 ``polars-graded demo`` runs the artificial experiment of the paper's §2.1 (:mod:`.demo`).
 ``polars-graded trec-eval`` takes trec_eval's options and prints its lines (:mod:`.trec_eval`).
+``polars-graded gate`` tests a candidate against a baseline with a margin and exits 1 when it
+fails (:mod:`.gate`).
 The options the commands share, the parser and the reading of the input live in
 :mod:`.common`; the text tables in :mod:`.table`.
 
@@ -27,7 +29,7 @@ from collections.abc import Sequence
 import polars as pl
 
 import polars_graded
-from polars_graded.cli import demo, evaluate, report, trec_eval
+from polars_graded.cli import demo, evaluate, gate, report, trec_eval
 from polars_graded.cli.common import (
     INPUT_FAILURES,
     PROG,
@@ -41,7 +43,7 @@ from polars_graded.errors import GradedError
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (evaluate.COMMAND, demo.COMMAND, report.COMMAND, trec_eval.COMMAND)
+_COMMANDS = (evaluate.COMMAND, demo.COMMAND, report.COMMAND, gate.COMMAND, trec_eval.COMMAND)
 _FAILURES = (GradedError, CommandError, OSError, pl.exceptions.PolarsError, *INPUT_FAILURES)
 """What is bad input, reported in one line; anything else keeps its traceback (a bug)."""
 

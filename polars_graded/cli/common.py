@@ -34,7 +34,7 @@ from polars_graded.io.trec import QueriesMode
 from polars_graded.measures.grammar import split_top_level
 from polars_graded.measures.registry import measure_help
 from polars_graded.options import TIE_POLICIES, TableSpec
-from polars_graded.report import run_names
+from polars_graded.report import run_names, trec_table
 
 PROG: Final = "polars-graded"
 SYSTEM: Final = "system"
@@ -530,3 +530,34 @@ def check_folder(folder: Path, what: str) -> None:
     if not os.access(folder, os.W_OK | os.X_OK):
         msg = f"{what}: permission denied in the folder {str(folder)!r}"
         raise CommandError(msg)
+
+
+def systems_table(
+    args: argparse.Namespace, spec: TableSpec
+) -> tuple[pl.LazyFrame | pl.DataFrame, str]:
+    """The long table with its system column (TABLE, or the TREC files joined, one system per
+    run), and a line saying where it came from: the input of ``report`` and ``gate``.
+
+    Examples
+    --------
+    >>> folder = getfixture("tmp_path")
+    >>> pl.DataFrame({"system": ["a"], "query": ["1"], "item": ["d"], "score": [1.0],
+    ...               "relevance": [1]}).write_parquet(folder / "t.parquet")
+    >>> args = argparse.Namespace(table=str(folder / "t.parquet"), run=None, qrels=None,
+    ...                           queries=None)
+    >>> frame, source = systems_table(args, TableSpec(by=("system",)))
+    >>> frame.collect().height, source.endswith("t.parquet.")
+    (1, True)
+    """
+    if reads_table(args):
+        frame = read_table(Path(args.table), [*spec.keys, spec.item])
+        return frame, f"Input: {args.table}."
+    if column_options(args) or args.by != SYSTEM:
+        msg = f"--by/--system/{COLUMN_FLAGS} name columns of a TABLE, not of TREC files"
+        raise CommandError(msg)
+    files = trec_files(args)
+    table = trec_table(files.runs, files.qrels, queries=files.queries)
+    source = (
+        f"Input: {len(args.run)} TREC run file(s), qrels {files.qrels} (queries: {files.queries})."
+    )
+    return table, source

@@ -7,10 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Final
 
-import polars as pl
-
 from polars_graded.cli.common import (
-    COLUMN_FLAGS,
     SYSTEM,
     Command,
     CommandError,
@@ -18,18 +15,14 @@ from polars_graded.cli.common import (
     add_input_options,
     add_ties_option,
     check_folder,
-    column_options,
     positive,
-    read_table,
     reading,
-    reads_table,
     split_measures,
+    systems_table,
     table_spec,
-    trec_files,
 )
 from polars_graded.defaults import REPORT_MEASURES
-from polars_graded.options import TableSpec
-from polars_graded.report import build_report, require_extras, trec_table
+from polars_graded.report import build_report, require_extras
 
 _INPUT: Final = InputHelp(
     table=(
@@ -123,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
 
     Examples
     --------
+    >>> import polars as pl
     >>> from polars_graded.cli import build_parser
     >>> folder = getfixture("tmp_path")
     >>> pl.DataFrame({"system": ["a", "a", "b", "b"], "query": [1, 2, 1, 2], "item": ["x"] * 4,
@@ -144,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     measures = split_measures(args.measure or list(REPORT_MEASURES))
     out = output_folder(args.out)
     spec = table_spec(args, [args.by])
-    frame, source = _input(args, spec)
+    frame, source = systems_table(args, spec)
     differences = split_measures(args.differences) if args.differences else None
     with reading(args.table):
         files = build_report(
@@ -165,22 +159,6 @@ def run(args: argparse.Namespace) -> int:
         )
     print("\n".join(str(path) for path in files))
     return 0
-
-
-def _input(args: argparse.Namespace, spec: TableSpec) -> tuple[pl.LazyFrame | pl.DataFrame, str]:
-    """The long table with its system column, and a line saying where it came from."""
-    if reads_table(args):
-        frame = read_table(Path(args.table), [*spec.keys, spec.item])
-        return frame, f"Input: {args.table}."
-    if column_options(args) or args.by != SYSTEM:
-        msg = f"--by/--system/{COLUMN_FLAGS} name columns of a TABLE, not of TREC files"
-        raise CommandError(msg)
-    files = trec_files(args)
-    table = trec_table(files.runs, files.qrels, queries=files.queries)
-    source = (
-        f"Input: {len(args.run)} TREC run file(s), qrels {files.qrels} (queries: {files.queries})."
-    )
-    return table, source
 
 
 def output_folder(text: str) -> Path:

@@ -1,0 +1,160 @@
+"""``polars-graded gate`` (polars_graded/cli/gate.py): exit codes 0/1/2, the printed lines,
+the JSON verdict, the missing-query policy, TREC input and one-line errors.
+
+The statistics are tested from Python in test_gate.py; here the p-values are checked
+against scipy on hand-computed per-query AP (one relevant item per query at rank r: 1/r).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_helpers import assert_one_line_error, run
+from scipy import stats
+from test_gate import BASE, ap, ranked_table
+
+import polars_graded
+
+WORSE = [3, 3, 2, 3, 3, 3, 2, 3]
+SAME_OR_BETTER = [1, 1, 1, 2, 1, 1, 1, 1]
+
+
+@pytest.fixture(name="runs")
+def runs_fixture(tmp_path: Path) -> Path:
+    path = tmp_path / "runs.parquet"
+    ranked_table({"prod": BASE, "worse": WORSE, "new": SAME_OR_BETTER}).write_parquet(path)
+    return path
+
+
+def gate_args(runs: Path, candidate: str, *extra: str) -> list[str]:
+    base = ["gate", str(runs), "--baseline", "prod", "--candidate", candidate]
+    return [*base, "-m", "ap", "--bootstrap", "500", *extra]
+
+
+def test_not_worse_exits_0(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(gate_args(runs, "new", "--max-drop", "0.01"), capsys)
+    d = ap(SAME_OR_BETTER) - ap(BASE)
+    p = stats.ttest_1samp(d + 0.01, 0.0, alternative="greater").pvalue
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith(f"ap: pass: diff {d.mean():+.4f}, 95% interval [")
+    assert f"p {p:.3g} (prod {ap(BASE).mean():.4f}, new " in lines[0]
+    assert (
+        lines[1]
+        == "verdict: pass: new loses less than 0.01 against prod on every measure (alpha 0.05)"
+    )
+
+
+def test_worse_exits_1_naming_the_measure(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run([*gate_args(runs, "worse", "--max-drop", "0.01"), "-m", "p@1"], capsys)
+    assert (code, err) == (1, "")
+    lines = out.splitlines()
+    assert [line.split(":")[:2] for line in lines[:2]] == [["ap", " FAIL"], ["p@1", " FAIL"]]
+    assert (
+        lines[2]
+        == "verdict: FAIL on ap, p@1: not shown that worse loses less than 0.01 against prod"
+    )
+
+
+def test_identical_candidate_needs_a_margin(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # max_drop 0 asks for superiority: d = 0 gives no evidence (p = 1); any margin passes.
+    path = tmp_path / "same.csv"
+    ranked_table({"prod": BASE, "copy": BASE}).write_csv(path)
+    assert run(gate_args(path, "copy", "--max-drop", "0"), capsys)[0] == 1
+    assert run(gate_args(path, "copy", "--max-drop", "0.001"), capsys)[0] == 0
+
+
+def test_json_verdict(runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "verdict.json"
+    argv = [*gate_args(runs, "worse", "--max-drop", "0.02", "--alpha", "0.1"), "--json", str(path)]
+    argv += ["--seed", "3", "--missing", "common"]
+    assert run(argv, capsys)[0] == 1
+    verdict = json.loads(path.read_text())
+    d = ap(WORSE) - ap(BASE)
+    rng = np.random.default_rng(3)
+    means = [d[rng.integers(0, d.size, size=d.size)].mean() for _ in range(500)]
+    assert verdict["passed"] is False
+    assert verdict["version"] == polars_graded.__version__
+    assert verdict["settings"] == {
+        "baseline": "prod",
+        "candidate": "worse",
+        "max_drop": 0.02,
+        "alpha": 0.1,
+        "bootstrap": 500,
+        "seed": 3,
+        "missing": "common",
+        "by": "system",
+        "ties": "trec_eval",
+    }
+    (row,) = verdict["measures"]
+    assert row["measure"] == "ap"
+    assert row["not_worse"] is False
+    assert row["n_queries"] == len(BASE)
+    assert row["diff"] == pytest.approx(d.mean())
+    assert row["lower"] == pytest.approx(np.quantile(means, 0.1))
+    expected = stats.ttest_1samp(d + 0.02, 0.0, alternative="greater").pvalue
+    assert row["p_value"] == pytest.approx(expected)
+    assert "t-test" in verdict["decision"]
+
+
+def test_missing_policy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "gaps.parquet"
+    ranked_table({"prod": BASE, "new": [1, 1, 1, None, 1, 1, None, 1]}).write_parquet(path)
+    zero = run(gate_args(path, "new", "--max-drop", "0.01"), capsys)[1]
+    common = run(gate_args(path, "new", "--max-drop", "0.01", "--missing", "common"), capsys)[1]
+    assert "8 queries" in zero
+    assert "6 queries" in common
+
+
+def test_trec_input_and_trials_alias(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 d1 1\n" for q in range(4)))
+    for name, first in (("prod", "d1"), ("new", "d2")):  # new puts d1 second on query 1
+        lines = [f"{q} Q0 {'d1' if q != 1 else first} 1 9 {name}\n" for q in range(4)]
+        lines += [
+            f"{q} Q0 {'d2' if q != 1 or first == 'd1' else 'd1'} 2 8 {name}\n" for q in range(4)
+        ]
+        (tmp_path / f"{name}.txt").write_text("".join(lines))
+    argv = ["gate", "--run", str(tmp_path / "prod.txt"), str(tmp_path / "new.txt")]
+    argv += ["--qrels", str(qrels), "--baseline", "prod", "--candidate", "new", "-m", "ap"]
+    code, out, _ = run([*argv, "--max-drop", "0.5", "--trials", "50"], capsys)
+    d = np.array([0.0, -0.5, 0.0, 0.0])
+    p = stats.ttest_1samp(d + 0.5, 0.0, alternative="greater").pvalue
+    assert code == (0 if p < 0.05 else 1)
+    assert f"diff {d.mean():+.4f}" in out
+    assert f"p {p:.3g} " in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (["--candidate", "nope"], "candidate 'nope' is not a system of column 'system'"),
+        (["--baseline", "nope"], "baseline 'nope' is not a system"),
+        (["-m", "nope@3"], "nope"),
+        (["--max-drop", "-1"], "max_drop must be a finite number >= 0"),
+        (["--json", "/no/such/folder/v.json"], "--json: the folder '/no/such/folder'"),
+    ],
+)
+def test_bad_input_exits_2(
+    runs: Path, extra: list[str], fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [*gate_args(runs, "new", "--max-drop", "0.01"), *extra]
+    assert_one_line_error(*run(argv, capsys), fragment)
+
+
+def test_no_shared_queries_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "apart.parquet"
+    ranked_table({"prod": [1, 1, None, None], "new": [None, None, 1, 1]}).write_parquet(path)
+    argv = gate_args(path, "new", "--max-drop", "0", "--missing", "common")
+    assert_one_line_error(*run(argv, capsys), "no value of column 'query' is shared")
+
+
+def test_measures_required(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["gate", str(runs), "--baseline", "prod", "--candidate", "new", "--max-drop", "0"]
+    assert_one_line_error(*run(argv, capsys), "give the measures")
