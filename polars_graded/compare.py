@@ -389,22 +389,58 @@ def check_options(
     ...
     polars_graded.errors.InvalidValueError: missing must be 'zero' or 'common', got 'every'
     """
+    check_missing(missing)
+    check_count("trials", trials)
+    check_count("bootstrap", bootstrap)
+    check_fraction("confidence", confidence)
+    check_fraction("alpha", alpha)
+
+
+def check_missing(missing: object) -> None:
+    """``missing`` is one of :data:`MISSING_POLICIES`.
+
+    Examples
+    --------
+    >>> check_missing("common")
+    """
     if missing not in MISSING_POLICIES:
         choices = " or ".join(map(repr, MISSING_POLICIES))
         msg = f"missing must be {choices}, got {missing!r}"
         raise InvalidValueError(msg)
-    for name, value in (("trials", trials), ("bootstrap", bootstrap)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            msg = f"{name} must be an integer >= 1, got {value!r}"
-            raise InvalidValueError(msg)
-    for name, value in (("confidence", confidence), ("alpha", alpha)):
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float | np.floating)
-            or not 0 < value < 1
-        ):
-            msg = f"{name} must be a number strictly between 0 and 1, got {value!r}"
-            raise InvalidValueError(msg)
+
+
+def check_count(name: str, value: object) -> None:
+    """A count of trials or resamples: an integer >= 1.
+
+    Examples
+    --------
+    >>> check_count("trials", 0)
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: trials must be an integer >= 1, got 0
+    """
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        msg = f"{name} must be an integer >= 1, got {value!r}"
+        raise InvalidValueError(msg)
+
+
+def check_fraction(name: str, value: object) -> None:
+    """A confidence level or significance level: a number strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> check_fraction("alpha", 1)
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: alpha must be a number strictly between 0 and 1, got 1
+    """
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float | np.floating)
+        or not 0 < value < 1
+    ):
+        msg = f"{name} must be a number strictly between 0 and 1, got {value!r}"
+        raise InvalidValueError(msg)
 
 
 def order_systems(systems: pl.Series, baseline: object | None = None) -> pl.Series:

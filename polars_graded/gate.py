@@ -18,7 +18,14 @@ import numpy as np
 import polars as pl
 
 from polars_graded.api import evaluate
-from polars_graded.compare import MissingPolicy, by_column, check_options, query_grid
+from polars_graded.compare import (
+    MissingPolicy,
+    by_column,
+    check_count,
+    check_fraction,
+    check_missing,
+    query_grid,
+)
 from polars_graded.errors import InvalidValueError
 from polars_graded.options import ColumnOptions
 
@@ -133,7 +140,9 @@ def gate(
     """
     by = by_column(columns.get("by", "system"), depth=2)
     columns["by"] = by  # the default too: evaluate keys rows by it
-    check_options(missing, 1, bootstrap, 0.5, alpha)
+    check_missing(missing)
+    check_count("bootstrap", bootstrap)
+    check_fraction("alpha", alpha)
     _check_margin(max_drop)
     _import_ttest()  # before the work: a missing scipy is found at once
     lazy = table.lazy()

@@ -40,7 +40,7 @@ from polars_graded.measures.gains import (
     is_monotone,
 )
 from polars_graded.measures.registry import register
-from polars_graded.measures.tie_average import group_hits
+from polars_graded.measures.tie_average import expected_earlier_hits, group_hits, group_sums
 from polars_graded.ranking import Ranked
 
 
@@ -86,10 +86,9 @@ def _running_sums(r: Ranked, relevant: pl.Expr, gains: pl.Expr) -> tuple[pl.Expr
         return plain
     before, within = group_hits(r, relevant)
     size = r.tie_size()
-    offset = r.position - r.tie_start
-    spread = 1.0 + pl.when(size > 1).then(offset * (within - 1) / (size - 1)).otherwise(0.0)
+    spread = 1.0 + expected_earlier_hits(r, within)
     share = within / size
-    gain_before = (gain_through - gains).gather(r.tie_start - 1)  # type: ignore[operator]
+    gain_before, _ = group_sums(r, gains)
     gain = r.tie_mean(gains) * spread + share * gain_before
     untied = size == 1
     return (

@@ -53,11 +53,47 @@ def group_hits(r: Ranked, hit: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     >>> df.group_by("query").agg(before, within.alias("within")).row(0)
     (1, [0, 0, 0], [1, 1, 1])
     """
-    hits = hit.cast(pl.Int64)
-    through = hits.cum_sum()
-    before = (through - hits).gather(r.tie_start - 1)  # type: ignore[operator]
+    return group_sums(r, hit.cast(pl.Int64))
+
+
+def group_sums(r: Ranked, values: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """For each row: the sum of ``values`` before its tie group, and within it.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [2.0, 1.0, 1.0], "relevance": [3, 2, 1]})
+    >>> r = rank_in_group(ties="average")
+    >>> before, within = group_sums(r, r.rel)
+    >>> df.group_by("query").agg(before, within.alias("within")).row(0)
+    (1, [0.0, 3.0, 3.0], [3.0, 3.0, 3.0])
+    """
+    through = values.cum_sum()
+    before = (through - values).gather(r.tie_start - 1)  # type: ignore[operator]
     within = through.gather(r.tie_end - 1) - before  # type: ignore[operator]
     return before, within
+
+
+def expected_earlier_hits(r: Ranked, within: pl.Expr) -> pl.Expr:
+    """For a relevant row of a tie group holding ``within`` relevant rows: how many of the
+    group's other relevant rows come before it on average, given its position in the group.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [1.0, 1.0, 1.0], "relevance": [0, 2, 1]})
+    >>> r = rank_in_group(ties="average")
+    >>> _, within = group_hits(r, r.hits(1))
+    >>> df.group_by("query").agg(expected_earlier_hits(r, within)).item(0, 1).to_list()
+    [0.0, 0.5, 1.0]
+    """
+    size = r.tie_size()
+    offset = r.position - r.tie_start
+    return pl.when(size > 1).then(offset * (within - 1) / (size - 1)).otherwise(0.0)
 
 
 def expected_precision_at_hits(r: Ranked, hit: pl.Expr, k: int | None) -> pl.Expr:
@@ -75,10 +111,8 @@ def expected_precision_at_hits(r: Ranked, hit: pl.Expr, k: int | None) -> pl.Exp
     1.611111
     """
     before, within = group_hits(r, hit)
-    size = r.tie_size()
-    offset = r.position - r.tie_start
-    earlier = pl.when(size > 1).then(offset * (within - 1) / (size - 1)).otherwise(0.0)
-    term = (within / size) * (before + 1 + earlier) / r.position
+    earlier = expected_earlier_hits(r, within)
+    term = (within / r.tie_size()) * (before + 1 + earlier) / r.position
     return pl.when(r.in_list(k) & (within > 0)).then(term)
 
 
