@@ -20,7 +20,7 @@ import gzip
 import importlib
 import math
 import os
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -912,3 +912,26 @@ def expected_joined_rankings(
         wanted = {"qrels": judged, "both": judged & mine, "all": judged | mine}[queries]
         out |= {(system, q) for q in wanted}
     return out
+
+
+def trec_dicts(table: pl.DataFrame, system: str) -> tuple[dict, dict]:
+    """pytrec_eval's qrels (rows with a label) and run (rows with a score) of one system."""
+    mine = table.filter(pl.col("system") == system)
+    qrels: dict = defaultdict(dict)
+    judged = mine.filter(pl.col("relevance").is_not_null())
+    for query, item, rel in judged.select("query", "item", "relevance").iter_rows():
+        qrels[query][item] = rel
+    run: dict = defaultdict(dict)
+    retrieved = mine.filter(pl.col("score").is_not_null())
+    for query, item, score in retrieved.select("query", "item", "score").iter_rows():
+        run[query][item] = score
+    return dict(qrels), dict(run)
+
+
+def read_trec_eval_output(path: Path) -> dict[tuple[str, str], str]:
+    """{(measure, query or "all"): value as printed} of a trec_eval output file (``out.*``)."""
+    expected = {}
+    for line in path.read_text().splitlines():
+        measure, query, value = (field.strip() for field in line.split("\t"))
+        expected[measure, query] = value
+    return expected

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from test_trec_eval_differential import trec_dicts
+from conftest import trec_dicts
 from trec_eval_references import (
     PRINTED,
     SYSTEMS,

@@ -16,7 +16,7 @@ from collections import defaultdict
 import polars as pl
 import pytest
 import pytrec_eval
-from conftest import make_random_table
+from conftest import make_random_table, trec_dicts
 from trec_names import TEMPLATES
 
 import polars_graded as pg
@@ -66,23 +66,6 @@ def random_table(seed: int) -> pl.DataFrame:
         trec_eval_safe=True,
     )
     return table.sort("system", "query", "item")
-
-
-def trec_dicts(table: pl.DataFrame, system: str) -> tuple[dict, dict]:
-    mine = table.filter(pl.col("system") == system)
-    qrels: dict = defaultdict(dict)
-    for query, item, rel in (
-        mine.filter(pl.col("relevance").is_not_null())
-        .select("query", "item", "relevance")
-        .iter_rows()
-    ):
-        qrels[query][item] = rel
-    run: dict = defaultdict(dict)
-    for query, item, score in (
-        mine.filter(pl.col("score").is_not_null()).select("query", "item", "score").iter_rows()
-    ):
-        run[query][item] = score
-    return dict(qrels), dict(run)
 
 
 def trec_values(table: pl.DataFrame) -> dict[tuple[str, str], dict[str, float]]:

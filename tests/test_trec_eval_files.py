@@ -19,6 +19,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from conftest import read_trec_eval_output
 from trec_names import TEMPLATES
 
 import polars_graded as pg
@@ -92,15 +93,6 @@ def our_measure(trec: str, case: Case) -> str | None:
     return str(pg.parse_measure(text))
 
 
-def read_expected(path: Path) -> dict[tuple[str, str], str]:
-    """{(trec measure, query or "all"): printed value} of a trec_eval output file."""
-    expected = {}
-    for line in path.read_text().splitlines():
-        measure, query, value = (field.strip() for field in line.split("\t"))
-        expected[measure, query] = value
-    return expected
-
-
 @cache
 def long_table(data: Path, case: Case) -> pl.DataFrame:
     run = pg.read_trec_run(data / case.run)
@@ -123,7 +115,7 @@ VERSIONS = [
 
 @pytest.mark.parametrize(("case", "folder"), VERSIONS)
 def test_values_agree_with_trec_eval(data: Path, case: Case, folder: str) -> None:
-    expected = read_expected(data / folder / case.out)
+    expected = read_trec_eval_output(data / folder / case.out)
     wanted = {(m, q): v for (m, q), v in expected.items() if our_measure(m, case)}
     names = sorted({our_measure(m, case) for m, _ in wanted})
     table = long_table(data, case)
@@ -155,7 +147,7 @@ WITH_GEOMETRIC = [
 @pytest.mark.parametrize(("case", "folder"), WITH_GEOMETRIC)
 def test_geometric_means_agree_with_trec_eval(data: Path, case: Case, folder: str) -> None:
     """gm_map and gm_bpref: ``summary(mean="geometric")`` of ap and bpref."""
-    expected = read_expected(data / folder / case.out)
+    expected = read_trec_eval_output(data / folder / case.out)
     wanted = {m: v for (m, q), v in expected.items() if q == "all" and m in GEOMETRIC}
     assert wanted, f"no gm_map or gm_bpref in {case.out}"
     r = "" if case.rel == 1 else f"(rel={case.rel})"
@@ -167,8 +159,8 @@ def test_geometric_means_agree_with_trec_eval(data: Path, case: Case, folder: st
 
 def test_ndcg_on_graded_qrels_uses_the_labels_as_gains(data: Path) -> None:
     """out.test.aql: with -l2 binary measures move, ndcg does not (it uses the gains)."""
-    aq = read_expected(data / "out.test.aq")
-    aql = read_expected(data / "out.test.aql")
+    aq = read_trec_eval_output(data / "out.test.aq")
+    aql = read_trec_eval_output(data / "out.test.aql")
     assert aq["map", "all"] != aql["map", "all"]
     assert aq["ndcg", "all"] != aql["ndcg", "all"]  # graded gains, not 0/1
     table = long_table(data, CASES[4])

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import polars as pl
 import pytrec_eval
-from test_trec_eval_differential import SYSTEMS, random_table, trec_dicts
+from conftest import read_trec_eval_output, trec_dicts
+from test_trec_eval_differential import SYSTEMS, random_table
 from trec_names import TEMPLATES
 
 import polars_graded as pg
@@ -57,12 +58,11 @@ def trec_eval_10(
 ) -> dict[tuple[str, str], float]:
     """{(query, our name): value} of the per-query lines of ``out`` whose name is ``wanted``."""
     folder = shared_data(TREC_EVAL_TEST)
-    expected = {}
-    for line in (folder / out).read_text().splitlines():
-        name, query, value = line.split()
-        if query != "all" and wanted(name):
-            expected[query, our_measure(name, rel)] = float(value)
-    return expected
+    return {
+        (query, our_measure(name, rel)): float(value)
+        for (name, query), value in read_trec_eval_output(folder / out).items()
+        if query != "all" and wanted(name)
+    }
 
 
 def ours_on_files(

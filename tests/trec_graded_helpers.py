@@ -12,7 +12,15 @@ from pathlib import Path
 
 import polars as pl
 import pytrec_eval
-from conftest import Table, assert_finite, make_random_table, require_shared_data, tables
+from conftest import (
+    Table,
+    assert_finite,
+    make_random_table,
+    read_trec_eval_output,
+    require_shared_data,
+    tables,
+    trec_dicts,
+)
 from hypothesis import HealthCheck, given, settings
 
 import polars_graded as pg
@@ -35,20 +43,6 @@ def random_table(seed: int, queries: int = 160) -> pl.DataFrame:
         trec_eval_safe=True,
     )
     return table.sort("system", "query", "item")
-
-
-def trec_dicts(table: pl.DataFrame, system: str) -> tuple[dict, dict]:
-    """pytrec_eval's qrels (rows with a label) and run (rows with a score) of one system."""
-    mine = table.filter(pl.col("system") == system)
-    qrels: dict = defaultdict(dict)
-    judged = mine.filter(pl.col("relevance").is_not_null())
-    for query, item, rel in judged.select("query", "item", "relevance").iter_rows():
-        qrels[query][item] = rel
-    run: dict = defaultdict(dict)
-    retrieved = mine.filter(pl.col("score").is_not_null())
-    for query, item, score in retrieved.select("query", "item", "score").iter_rows():
-        run[query][item] = score
-    return dict(qrels), dict(run)
 
 
 def pytrec_values(
@@ -91,8 +85,7 @@ def expected_output(name: str) -> dict[str, dict[str, str]]:
     """trec_eval 10.0's ``out.*`` file: {measure: {query or "all": value as printed}}."""
     path: Path = require_shared_data(f"{TREC_EVAL_TEST}/{name}")
     out: dict[str, dict[str, str]] = defaultdict(dict)
-    for line in path.read_text().splitlines():
-        measure, query, value = (part.strip() for part in line.split("\t"))
+    for (measure, query), value in read_trec_eval_output(path).items():
         out[measure][query] = value
     return dict(out)
 
