@@ -13,10 +13,14 @@ ready-made measures (``pg.AP``, ``pg.NDCG``, ...) and the expression functions (
 registered measure.
 
 The typed API: :func:`evaluate`, :func:`summary`, :func:`per_threshold` (on DataFrames and
-LazyFrames), :func:`compare` and :func:`compare_pairs` (statistics over per-query values:
-against a baseline, or every pair of systems), :func:`gate` (a non-inferiority regression
-gate) and :func:`build_report` (the HTML and Markdown report; the package
-:mod:`polars_graded.report` has the rest).
+LazyFrames), :func:`compare`, :func:`compare_pairs` and :func:`compare_segments`
+(statistics over per-query values: against a baseline, every pair of systems, per segment of
+the queries; :func:`compact_letters`, :func:`segment_reversals`), :func:`judgment_bounds`
+and :func:`order_flips` (what unjudged rows could change), :func:`rank_correlations`,
+:func:`kendall_tau`, :func:`tau_ap` and :func:`discriminative_power` (how stable the order of
+systems is), :func:`to_latex` and :func:`means_latex` (booktabs tables), :func:`gate` (a
+non-inferiority regression gate) and :func:`build_report` (the HTML and Markdown report; the
+package :mod:`polars_graded.report` has the rest).
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -26,6 +30,7 @@ from polars_graded import functions as _functions
 from polars_graded import namespace as _namespace  # registers df.graded / lf.graded
 from polars_graded.api import evaluate, per_threshold, summary
 from polars_graded.compare import compare as compare
+from polars_graded.compare_pairs import compact_letters as compact_letters
 from polars_graded.compare_pairs import compare_pairs as compare_pairs
 from polars_graded.errors import (
     ColumnTypeError,
@@ -48,8 +53,13 @@ from polars_graded.io import (
     summary_parquet,
     write_trec_run,
 )
+from polars_graded.judgment_bounds import judgment_bounds as judgment_bounds
+from polars_graded.judgment_bounds import order_flips as order_flips
+from polars_graded.latex import means_latex, to_latex
 from polars_graded.measures import Measure, measure_name, parse_measure, registry
 from polars_graded.report import build_report
+from polars_graded.segments import compare_segments, segment_reversals
+from polars_graded.stability import discriminative_power, kendall_tau, rank_correlations, tau_ap
 
 if TYPE_CHECKING:  # the generated names, typed
     from polars_graded.measures.generated_functions import *  # noqa: F403
@@ -80,20 +90,31 @@ __all__ = [
     "UnknownMeasureError",
     "__version__",
     "build_report",
+    "compact_letters",
     "compare",
     "compare_pairs",
+    "compare_segments",
+    "discriminative_power",
     "evaluate",
     "evaluate_parquet",
     "gate",
     "join_run_qrels",
+    "judgment_bounds",
+    "kendall_tau",
+    "means_latex",
     "measure_expr",
     "measure_name",
+    "order_flips",
     "parse_measure",
     "per_threshold",
+    "rank_correlations",
     "read_trec_qrels",
     "read_trec_run",
+    "segment_reversals",
     "summary",
     "summary_parquet",
+    "tau_ap",
+    "to_latex",
     "write_trec_run",
 ]
 __all__.extend([*registry.INSTANCES, *registry.FUNCTIONS])

@@ -96,6 +96,8 @@ def compare(
     system: str | None = None,
     pairs: Pairs = "baseline",
     correction: Correction = "holm",
+    segment: str | Sequence[str] | None = None,
+    min_queries: int | None = None,
 ) -> pl.DataFrame:
     """Compare every system with a baseline, per measure, with paired significance tests.
 
@@ -140,8 +142,12 @@ def compare(
         :func:`polars_graded.compare_pairs.compare_pairs` with these options (no
         ``baseline``).
     correction
-        The multiple-testing correction of ``pairs="all"`` (see
+        The multiple-testing correction of ``pairs="all"`` and of ``segment=`` (see
         :data:`CORRECTIONS`); the baseline comparison always uses Holm.
+    segment, min_queries
+        The column(s) that put each query in a segment, and the fewest queries a tested
+        segment has: the result of :func:`polars_graded.segments.compare_segments` with
+        these options (default ``min_queries`` there).
 
     Returns
     -------
@@ -233,6 +239,26 @@ def compare(
     by = by_column(by, system)
     check_options(missing, trials, bootstrap, confidence, alpha)
     ttest_rel = _import_ttest()
+    if segment is not None or min_queries is not None:
+        return _by_segment(
+            per_query,
+            measures,
+            segment=segment,
+            min_queries=min_queries,
+            pairs=pairs,
+            options={
+                "by": by,
+                "query": query,
+                "baseline": baseline,
+                "missing": missing,
+                "correction": correction,
+                "trials": trials,
+                "bootstrap": bootstrap,
+                "confidence": confidence,
+                "alpha": alpha,
+                "seed": seed,
+            },
+        )
     if pairs == "baseline" and correction != "holm":
         msg = f"correction={correction!r} needs pairs='all'; the baseline comparison uses Holm"
         raise InvalidValueError(msg)
@@ -284,6 +310,30 @@ def _all_pairs(
     from polars_graded.compare_pairs import compare_pairs
 
     return compare_pairs(per_query, measures, **options)
+
+
+def _by_segment(
+    per_query: pl.DataFrame | pl.LazyFrame,
+    measures: Sequence[str] | None,
+    *,
+    segment: str | Sequence[str] | None,
+    min_queries: int | None,
+    pairs: object,
+    options: dict[str, Any],
+) -> pl.DataFrame:
+    """``compare(segment=...)``: forwarded to :func:`compare_segments` once the choices are
+    checked (imported here: that module builds on this one)."""
+    if segment is None:
+        msg = f"min_queries={min_queries!r} needs segment=, the column(s) of the segments"
+        raise InvalidValueError(msg)
+    if pairs != "baseline":
+        msg = "segment= compares each system with the baseline per segment; drop pairs='all'"
+        raise InvalidValueError(msg)
+    from polars_graded.segments import compare_segments
+
+    if min_queries is not None:  # else compare_segments' default
+        options = {**options, "min_queries": min_queries}
+    return compare_segments(per_query, measures, segment=segment, **options)
 
 
 def value_matrix(

@@ -7,11 +7,13 @@ every other. It reuses :mod:`polars_graded.compare`'s inputs, bootstrap and sign
 (one sign matrix and one resample matrix shared by every pair and measure) and adds the
 correction across pairs (:func:`adjust`, with :func:`benjamini_hochberg`) and the randomized
 Tukey HSD (:func:`tukey_hsd_p`), vectorised in numpy and chunked to bound memory;
-:func:`significance_matrix` shows one measure's result as a system-by-system matrix.
+:func:`significance_matrix` shows one measure's result as a system-by-system matrix, and
+:func:`compact_letters` as letters (systems that share one do not differ significantly).
 """
 
 from __future__ import annotations
 
+import string
 from collections.abc import Sequence
 
 import numpy as np
@@ -303,10 +305,7 @@ def significance_matrix(
     >>> significance_matrix(pairs, "ap").rows()
     [('a', None, '=', '<'), ('b', '=', None, '<'), ('c', '>', '>', None)]
     """
-    rows = pairs.filter(pl.col("measure") == measure)
-    if rows.is_empty():
-        msg = f"measure {measure!r} is not in the comparison; it has {pairs['measure'].unique()}"
-        raise InvalidValueError(msg)
+    rows = _measure_rows(pairs, measure)
     a, b = pl.col(f"{by}_a"), pl.col(f"{by}_b")
     significant = pl.col(p_value) < alpha
     better = pl.when(~significant).then(pl.lit("=")).when(pl.col("diff") > 0)
@@ -330,3 +329,152 @@ def significance_matrix(
     )
     names = systems.cast(pl.String).to_list()
     return systems.to_frame().join(grid, on=by, how="left").select(by, *names)
+
+
+def compact_letters(
+    pairs: pl.DataFrame,
+    measure: str,
+    order: Sequence[object] | None = None,
+    *,
+    by: str = "system",
+    p_value: str = "p_randomization_adjusted",
+    alpha: float = 0.05,
+) -> pl.DataFrame:
+    """The compact letter display of one measure of :func:`compare_pairs`: two systems
+    share a letter exactly when their difference is not significant.
+
+    The letters come from the insert-and-absorb algorithm of Piepho (2004, "An algorithm
+    for a letter-based representation of all-pairwise comparisons", J. Comput. Graph.
+    Stat. 13(2)): one letter holds every system; for each significant pair, each letter
+    holding both systems is split in two (one without each system), then every letter
+    whose systems another letter also holds is absorbed; last, the sweep takes every
+    letter a system does not need away from it (:func:`insert_absorb`). The systems are taken best
+    first (``order``, default by mean, highest first, then by name); letters are named
+    ``a``, ``b``, ... by their best system, so the best mean has ``a``.
+
+    Parameters
+    ----------
+    pairs
+        The output of :func:`compare_pairs`.
+    measure
+        The measure to show.
+    order
+        The systems, best first (default: by mean, highest first, then by value).
+    by, p_value, alpha
+        As in :func:`significance_matrix`: a pair differs when ``p_value < alpha``.
+
+    Returns
+    -------
+    DataFrame
+        One row per system in ``order``: ``by`` (the systems' dtype), ``mean`` and
+        ``letters`` (String; the letters run ``a``-``z``, ``A``-``Z``, then ``a2`` and on,
+        separated by spaces once there are more than 52).
+
+    Raises
+    ------
+    InvalidValueError
+        ``measure`` is not in ``pairs``, or ``order`` is not a permutation of its systems.
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame({
+    ...     "system": ["a"] * 6 + ["b"] * 6 + ["c"] * 6,
+    ...     "query": list(range(6)) * 3,
+    ...     "ap": [0.1, 0.2, 0.1, 0.2, 0.1, 0.2] * 2 + [0.9, 0.8, 0.9, 0.8, 0.9, 0.8],
+    ... })
+    >>> pairs = compare_pairs(per_query, trials=1000, bootstrap=10, correction="none")
+    >>> compact_letters(pairs, "ap").select("system", "letters").rows()
+    [('c', 'a'), ('a', 'b'), ('b', 'b')]
+    """
+    rows = _measure_rows(pairs, measure)
+    means = pl.concat(
+        [
+            rows.select(pl.col(f"{by}_{side}").alias(by), pl.col(f"mean_{side}").alias("mean"))
+            for side in ("a", "b")
+        ]
+    ).unique(by, keep="first", maintain_order=True)
+    systems = _ordered(means, by, order)
+    index = {value: i for i, value in enumerate(systems)}
+    differ = rows.filter(pl.col(p_value) < alpha).select(f"{by}_a", f"{by}_b").rows()
+    significant = sorted((min(index[a], index[b]), max(index[a], index[b])) for a, b in differ)
+    columns = insert_absorb(len(systems), significant)
+    names = _letter_names(len(columns))
+    joiner = " " if any(len(n) > 1 for n in names) else ""
+    letters = [
+        joiner.join(n for n, column in zip(names, columns, strict=True) if i in column)
+        for i in range(len(systems))
+    ]
+    frame = pl.DataFrame({by: systems, "letters": letters}, schema_overrides={by: means[by].dtype})
+    return frame.join(means, on=by, how="left", maintain_order="left").select(by, "mean", "letters")
+
+
+def insert_absorb(n: int, significant: Sequence[tuple[int, int]]) -> list[frozenset[int]]:
+    """Piepho's insert-and-absorb, then his sweep: the letters (sets of systems ``0..n-1``)
+    such that two systems share one exactly when their pair is not in ``significant``.
+
+    The sweep takes a system out of a letter when every other system of that letter
+    shares another letter with it, so that no system carries a letter it does not need.
+    Returns the letters sorted by their systems (the letter holding system 0 first).
+
+    Examples
+    --------
+    >>> [sorted(c) for c in insert_absorb(3, [(0, 2)])]
+    [[0, 1], [1, 2]]
+    """
+    columns: list[frozenset[int]] = [frozenset(range(n))] if n else []
+    for i, j in significant:
+        split: list[frozenset[int]] = []
+        for column in columns:
+            if i in column and j in column:
+                split += [column - {i}, column - {j}]
+            else:
+                split.append(column)
+        columns = _absorb(split)
+    return sorted(_absorb(_sweep(columns)), key=sorted)
+
+
+def _absorb(columns: list[frozenset[int]]) -> list[frozenset[int]]:
+    """Drop every letter another one holds (and repeats, keeping the first)."""
+    unique = list(dict.fromkeys(columns))
+    return [c for c in unique if c and not any(c < other for other in unique)]
+
+
+def _sweep(columns: list[frozenset[int]]) -> list[frozenset[int]]:
+    """Take each system out of each letter it does not need, letter by letter."""
+    out = list(columns)
+    for k in range(len(out)):
+        for system in sorted(out[k]):
+            others = [c for m, c in enumerate(out) if m != k and system in c]
+            needed = out[k] - {system} - frozenset().union(*others)
+            if others and not needed:
+                out[k] = out[k] - {system}
+    return out
+
+
+def _measure_rows(pairs: pl.DataFrame, measure: str) -> pl.DataFrame:
+    """The rows of ``measure``; refused when there are none."""
+    rows = pairs.filter(pl.col("measure") == measure)
+    if rows.is_empty():
+        msg = f"measure {measure!r} is not in the comparison; it has {pairs['measure'].unique()}"
+        raise InvalidValueError(msg)
+    return rows
+
+
+def _ordered(means: pl.DataFrame, by: str, order: Sequence[object] | None) -> list[object]:
+    """The systems best first: ``order``, checked, or by mean (highest first), then value."""
+    ranked = means.sort(["mean", by], descending=[True, False])[by].to_list()
+    if order is None:
+        return ranked
+    wanted = list(order)
+    if sorted(map(str, wanted)) != sorted(map(str, ranked)) or len(set(wanted)) != len(wanted):
+        msg = f"order must list each system of the comparison once: {ranked}, got {wanted}"
+        raise InvalidValueError(msg)
+    by_text = {str(v): v for v in ranked}
+    return [by_text[str(v)] for v in wanted]
+
+
+def _letter_names(count: int) -> list[str]:
+    """``a``-``z``, ``A``-``Z``, then ``a2``-``Z2`` and on."""
+    alphabet = string.ascii_lowercase + string.ascii_uppercase
+    size = len(alphabet)
+    return [alphabet[i % size] + (str(i // size + 1) if i >= size else "") for i in range(count)]

@@ -22,7 +22,7 @@ from polars_graded.compare import by_column
 from polars_graded.compare import compare as compare_values
 from polars_graded.measures import MeasureSpec, as_named_measures, generate, registry
 from polars_graded.measures.base import Measure
-from polars_graded.options import ColumnOptions, TiePolicy
+from polars_graded.options import ColumnOptions, TiePolicy, as_by
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 MeasureArg = MeasureSpec
@@ -133,6 +133,8 @@ class GradedNamespace(Generic[FrameT]):
         relevance: str = "relevance",
         ranked: bool = False,
         ties: TiePolicy = "trec_eval",
+        segment: str | Sequence[str] | None = None,
+        min_queries: int | None = None,
     ) -> pl.DataFrame:
         """Evaluate ``measures`` per query and compare every system with a baseline.
 
@@ -153,6 +155,11 @@ class GradedNamespace(Generic[FrameT]):
             Column names.
         ranked, ties
             Input in ranked order, and the tie policy; see :class:`ColumnOptions`.
+        segment, min_queries
+            Compare within each segment of the queries: the table is evaluated by system
+            and ``segment``, then compared by
+            :func:`polars_graded.segments.compare_segments` (see
+            :func:`polars_graded.compare.compare`).
 
         Returns
         -------
@@ -191,7 +198,7 @@ class GradedNamespace(Generic[FrameT]):
             item=item,
             score=score,
             relevance=relevance,
-            by=system,
+            by=(system, *as_by(segment)),
             ranked=ranked,
             ties=ties,
         )
@@ -209,6 +216,8 @@ class GradedNamespace(Generic[FrameT]):
             confidence=confidence,
             alpha=alpha,
             seed=seed,
+            segment=segment,
+            min_queries=min_queries,
         )
 
     def per_threshold(self, **columns: Unpack[ColumnOptions]) -> FrameT:

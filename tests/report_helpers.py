@@ -128,11 +128,13 @@ def expected_comparison(table: pl.DataFrame, baseline: str | None = None) -> pl.
     return compare(per_query, MEASURES, baseline=baseline, trials=TRIALS, bootstrap=TRIALS, seed=3)
 
 
-def direct_means(table: pl.DataFrame, ties: str) -> dict[tuple[str, str], float]:
+def direct_means(
+    table: pl.DataFrame, ties: str, measures: list[str] = MEASURES
+) -> dict[tuple[str, str], float]:
     """``evaluate(..., by="system", ties=ties)``'s mean per (system, measure)."""
-    per_query = table.graded.evaluate(MEASURES, by="system", ties=ties)
-    means = per_query.group_by("system").agg(pl.col(MEASURES).mean())
-    return {(r["system"], m): r[m] for r in means.to_dicts() for m in MEASURES}
+    per_query = table.graded.evaluate(measures, by="system", ties=ties)
+    means = per_query.group_by("system").agg(pl.col(measures).mean())
+    return {(r["system"], m): r[m] for r in means.to_dicts() for m in measures}
 
 
 def sign_of(row: dict) -> str:
@@ -190,8 +192,11 @@ def page_of(folder: Path) -> Page:
 
 
 def body_rows(page: Page, table_id: str) -> list[tuple[dict[str, str], list]]:
-    """The rows of a table that belong to a system (header and group rows dropped)."""
-    return [(a, cells) for a, cells in page.tables[table_id] if "data-system" in a]
+    """The rows of a table that belong to a system, or of a section's table (``data-row``),
+    header and group rows dropped."""
+    return [
+        (a, cells) for a, cells in page.tables[table_id] if {"data-system", "data-row"} & set(a)
+    ]
 
 
 # Module-scoped fixtures of the synthetic report (``table``, ``built``, ``folder``), shared by

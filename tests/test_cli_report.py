@@ -61,7 +61,7 @@ def test_cli_report_on_a_long_table(
     assert "<h1>Synthetic &lt;runs&gt;</h1>" in html
     page = Page(html)
     assert [a["data-system"] for a, _ in body_rows(page, "summary-table")] == ["b", "a", "c"]
-    assert len(page.images) == 2 * len(MEASURES) + 1
+    assert len(page.images) == 2 * len(MEASURES) + 2  # and the heat map of tau
     per_query = table.rename({"system": "run"}).lazy().graded.evaluate(MEASURES, by="run")
     expected = per_query.collect(engine="in-memory")
     assert_frame_equal(pl.read_parquet(out / "per_query.parquet"), expected, check_exact=True)
@@ -238,3 +238,27 @@ def test_cli_report_that_fails_leaves_no_folder(
     assert (code, printed) == (2, "")
     assert "rendering failed" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.parquet"]
+
+
+# --------------------------------------------------------------------------- --segment-table
+
+
+def test_cli_report_segment_table_errors_before_any_work(
+    parquet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    cases = {
+        "topic,age\n1,old\n": ["no query column 'query'"],
+        "query,age\n1,old\n1,new\n": ["query '1' is listed twice"],
+        "query,system\n1,x\n": ["the input already has ['system']"],
+        "query\n1\n": ["no segment column"],
+    }
+    for text, fragments in cases.items():
+        path = tmp_path / "topics.csv"
+        path.write_text(text)
+        argv = ["report", str(parquet), "--out", str(out), "--segment-table", str(path)]
+        assert_one_line_error(*run(argv, capsys), str(path), *fragments)
+    path.write_text("query,age\n1,old\n")
+    argv = ["report", str(parquet), "--out", str(out), "--segment-table", str(path)]
+    assert_one_line_error(*run([*argv, "--segment", "lang"], capsys), "no column ['lang']")
+    assert not out.exists()

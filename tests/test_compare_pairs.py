@@ -15,14 +15,19 @@ import numpy as np
 import polars as pl
 import pytest
 import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from statsmodels.stats.multitest import multipletests
 
 import polars_graded as pg
 from polars_graded.compare import TIE_TOLERANCE, compare
 from polars_graded.compare_pairs import (
     adjust,
     benjamini_hochberg,
+    compact_letters,
     compare_pairs,
+    insert_absorb,
     significance_matrix,
 )
 from polars_graded.errors import InvalidValueError
@@ -347,3 +352,137 @@ def test_significance_matrix_by_hand() -> None:
     assert {">", "="} <= {m for row in expected for m in row[1:] if m}
     with pytest.raises(InvalidValueError, match="measure 'w' is not in the comparison"):
         significance_matrix(pairs, "w", by="run")
+
+
+# --- corrections against statsmodels ---------------------------------------------------------
+
+p_values = st.lists(
+    st.one_of(st.floats(0, 1), st.sampled_from([0.0, 0.01, 0.05, 1.0])), min_size=1, max_size=30
+)
+
+
+@settings(max_examples=60, deadline=None)  # multipletests takes ~40 ms a call
+@given(p=p_values)
+def test_adjust_matches_statsmodels_multipletests(p: list[float]) -> None:
+    """Holm and Benjamini–Hochberg as statsmodels computes them, ties and 0/1 included."""
+    values = np.array(p)
+    for ours, theirs in (("holm", "holm"), ("bh", "fdr_bh")):
+        expected = multipletests(values, method=theirs)[1]
+        np.testing.assert_allclose(adjust(values, ours), expected, rtol=1e-12, atol=1e-15)  # type: ignore[arg-type]
+    assert adjust(values, "none").tolist() == p
+
+
+@settings(max_examples=15, deadline=None)
+@given(rows=st.lists(st.lists(st.floats(0, 1), min_size=5, max_size=5), min_size=1, max_size=4))
+def test_adjust_corrects_each_row_on_its_own(rows: list[list[float]]) -> None:
+    matrix = np.array(rows)
+    for ours, theirs in (("holm", "holm"), ("bh", "fdr_bh")):
+        expected = np.stack([multipletests(row, method=theirs)[1] for row in matrix])
+        np.testing.assert_allclose(adjust(matrix, ours), expected, rtol=1e-12, atol=1e-15)  # type: ignore[arg-type]
+
+
+# --- compact letters -------------------------------------------------------------------------
+
+
+def pairs_of(means: list[float], significant: set[tuple[int, int]]) -> pl.DataFrame:
+    """A compare_pairs-shaped frame of systems s0, s1, ... with these means, where exactly
+    the pairs in ``significant`` have p 0.001 (the others 0.5)."""
+    rows = [
+        {
+            "system_a": f"s{i}",
+            "system_b": f"s{j}",
+            "measure": "v",
+            "mean_a": means[i],
+            "mean_b": means[j],
+            "p_randomization_adjusted": 0.001 if (i, j) in significant else 0.5,
+        }
+        for i, j in itertools.combinations(range(len(means)), 2)
+    ]
+    return pl.DataFrame(rows)
+
+
+@st.composite
+def significance_patterns(draw: st.DrawFn) -> tuple[int, set[tuple[int, int]]]:
+    n = draw(st.integers(2, 9))
+    pairs = list(itertools.combinations(range(n), 2))
+    chosen = draw(st.lists(st.sampled_from(pairs), unique=True))
+    return n, set(chosen)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=significance_patterns())
+def test_compact_letters_share_a_letter_iff_not_significant(
+    pattern: tuple[int, set[tuple[int, int]]],
+) -> None:
+    """The definition, on any pattern (even one no test would give): two systems share a
+    letter exactly when their pair is not significant; no letter holds a subset of
+    another's systems (absorbed), every system has a letter, and none has a letter it
+    could lose (swept)."""
+    n, significant = pattern
+    means = [1.0 - i / 10 for i in range(n)]  # s0 best
+    out = compact_letters(pairs_of(means, significant), "v")
+    assert out["system"].to_list() == [f"s{i}" for i in range(n)]
+    letters = [set(cell) for cell in out["letters"]]
+    assert all(letters)
+    for i, j in itertools.combinations(range(n), 2):
+        assert bool(letters[i] & letters[j]) == ((i, j) not in significant), (i, j)
+    holders = {c: {i for i in range(n) if c in letters[i]} for c in set().union(*letters)}
+    assert not any(a < b for a in holders.values() for b in holders.values())
+    for c, systems in holders.items():  # swept: each letter a system has is needed
+        for i in systems:
+            if len(letters[i]) > 1:
+                assert any(not (letters[i] & letters[j]) - {c} for j in systems - {i}), (c, i)
+    assert "a" in letters[0]  # the best mean has a
+
+
+def test_compact_letters_by_hand() -> None:
+    """A staircase (neighbours by mean do not differ) and a 4-cycle (s0-s2 and s1-s3
+    differ), traced through insert-and-absorb by hand: the cycle's letters are the four
+    pairs {0,1}, {0,3}, {1,2}, {2,3}."""
+    staircase = {(i, j) for i, j in itertools.combinations(range(5), 2) if j - i >= 2}
+    out = compact_letters(pairs_of([0.5, 0.4, 0.3, 0.2, 0.1], staircase), "v")
+    assert out["letters"].to_list() == ["a", "ab", "bc", "cd", "d"]
+    cycle = compact_letters(pairs_of([0.4, 0.3, 0.2, 0.1], {(0, 2), (1, 3)}), "v")
+    assert cycle["letters"].to_list() == ["ab", "ac", "cd", "bd"]
+    assert [sorted(c) for c in insert_absorb(4, [(0, 2), (1, 3)])] == [
+        [0, 1],
+        [0, 3],
+        [1, 2],
+        [2, 3],
+    ]
+    none = compact_letters(pairs_of([0.1, 0.3], set()), "v")
+    assert none.rows() == [("s1", 0.3, "a"), ("s0", 0.1, "a")]  # by mean, best first
+
+
+def test_compact_letters_order_dtype_and_errors() -> None:
+    systems = random_systems(4, 30, seed=8)
+    frame = frame_of(systems, by="run").with_columns(pl.col("run").str.slice(1).cast(pl.Int64))
+    pairs = compare_pairs(frame, by="run", **FAST)
+    out = compact_letters(pairs, "v", [0, 1, 2, 3], by="run", p_value="p_tukey", alpha=0.2)
+    assert out.schema == pl.Schema({"run": pl.Int64, "mean": pl.Float64, "letters": pl.String})
+    assert out["run"].to_list() == [0, 1, 2, 3]
+    means = {r["run_a"]: r["mean_a"] for r in pairs.iter_rows(named=True)}
+    assert out["mean"].to_list()[:3] == [means[0], means[1], means[2]]
+    matrix = significance_matrix(pairs, "v", by="run", p_value="p_tukey", alpha=0.2)
+    letters = dict(zip(out["run"], out["letters"], strict=True))
+    for row in matrix.iter_rows(named=True):
+        for other in range(4):
+            if other != row["run"]:
+                shared = bool(set(letters[row["run"]]) & set(letters[other]))
+                assert shared == (row[str(other)] == "=")
+    with pytest.raises(InvalidValueError, match="order must list each system"):
+        compact_letters(pairs, "v", [0, 1, 2], by="run")
+    with pytest.raises(InvalidValueError, match="measure 'w' is not in the comparison"):
+        compact_letters(pairs, "w", by="run")
+
+
+def test_many_letters_are_spaced() -> None:
+    """Systems 0-7 differ among themselves, as do 8-15, and no pair across does: each of
+    the 64 pairs across needs its own letter (no three systems share one), named a..Z,
+    a2.. and spaced."""
+    within = {p for half in (range(8), range(8, 16)) for p in itertools.combinations(half, 2)}
+    out = compact_letters(pairs_of([1.0 - i / 20 for i in range(16)], within), "v")
+    letters = [cell.split(" ") for cell in out["letters"]]
+    assert len(set().union(*letters)) == 64
+    assert all(len(cell) == 8 for cell in letters)
+    assert "a2" in set().union(*letters)

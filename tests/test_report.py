@@ -40,7 +40,11 @@ def test_public_names_and_the_report_alias() -> None:
     for name in ("require_extras", "run_names", "write_report", "ReportFiles", "Report",
                  "describe", "count_ties", "to_html", "to_markdown"):  # fmt: skip
         assert callable(getattr(report, name)), name
-    assert report.ReportFiles._fields == ("html", "markdown", "per_query")
+    files = report.ReportFiles(*(Path("out") / name for name in report.FILES))
+    assert (files.html.name, files.markdown.name, files.per_query.name, files.latex) == (
+        *report.FILES,
+        None,
+    )  # report.tex only with latex=True (test_report_latex)
 
 
 # --------------------------------------------------------------------------- writing

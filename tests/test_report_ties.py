@@ -106,6 +106,22 @@ def test_ties_frame_holds_both_policies_means(
         assert row["trec_eval"] == pytest.approx(summary[row["system"], row["measure"]], abs=1e-12)
 
 
+def test_a_measure_without_an_average_is_shown_under_the_rule_only(tied: pl.DataFrame) -> None:
+    # g refuses ties="average"; the report under trec_eval must still be made, with g's
+    # expected value left empty instead of the whole report refused.
+    built = report.compute_report(tied, ["g", "ap"], trials=50, bootstrap=50)
+    g = built.ties.filter(pl.col("measure") == "g")
+    assert g["average"].is_null().all() and g["diff"].is_null().all()
+    trec = direct_means(tied, "trec_eval", ["g"])
+    assert g["trec_eval"].to_list() == pytest.approx([trec[s, "g"] for s in g["system"]])
+    ap = built.ties.filter(pl.col("measure") == "ap")
+    assert ap["average"].to_list() == pytest.approx(
+        [direct_means(tied, "average", ["ap"])[s, "ap"] for s in ap["system"]]
+    )
+    assert "g: no expected value over the orders of tied rows" in to_markdown(built)
+    assert "g: no expected value over the orders of tied rows" in to_html(built)
+
+
 def test_ties_section_in_html_equals_evaluate_under_both_policies(
     tied_folder: Path, tied: pl.DataFrame
 ) -> None:

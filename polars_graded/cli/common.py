@@ -123,21 +123,41 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+HELP_POSITION = 24
+"""The column of an appendix line's description at most, as argparse's options have it."""
+
+
 def hang(text: str, width: int) -> str:
     """Each line of ``text`` wrapped to ``width``, its continuations under its description
-    (the text after the line's first run of two spaces or more).
+    (the text after the line's first run of two spaces or more); a description that
+    would start right of :data:`HELP_POSITION` starts on the next line there instead.
 
     Examples
     --------
     >>> print(hang("  ap   average precision at a threshold", 24))
       ap   average precision
            at a threshold
+    >>> lines = "  ndcg(gain=exponential)@k  normalised DCG\\n  p@k" + " " * 23 + "precision"
+    >>> print(hang(lines, 40))
+      ndcg(gain=exponential)@k
+                            normalised DCG
+      p@k                   precision
     """
     return "\n".join(_hang_line(line, width) for line in text.splitlines())
 
 
 def _hang_line(line: str, width: int) -> str:
     found = re.search(r"\S\s{2,}(?=\S)", line)
+    if found and found.end() > HELP_POSITION:
+        name, description = line[: found.start() + 1], line[found.end() :]
+        indent = " " * HELP_POSITION
+        wrapped = textwrap.fill(
+            description, width, initial_indent=indent, subsequent_indent=indent,
+            break_on_hyphens=False,
+        )  # fmt: skip
+        if len(name) + 2 <= HELP_POSITION:  # the name fits before the description
+            return name + wrapped[len(name) :]
+        return f"{name}\n{wrapped}"
     indent = " " * (found.end() if found else len(line) - len(line.lstrip()))
     return textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False)
 

@@ -7,6 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Final
 
+import polars as pl
+
 from polars_graded.cli.common import (
     SYSTEM,
     Command,
@@ -16,11 +18,13 @@ from polars_graded.cli.common import (
     add_ties_option,
     check_folder,
     positive,
+    read_table,
     reading,
     split_measures,
     systems_table,
     table_spec,
 )
+from polars_graded.compare import CORRECTIONS
 from polars_graded.defaults import REPORT_MEASURES
 from polars_graded.report import build_report, require_extras
 
@@ -74,6 +78,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="measures of the per-query difference plots, or 'all' (default: the first measure)",
     )
     add_ties_option(parser)
+    _add_section_options(parser)
+
+
+def _add_section_options(parser: argparse.ArgumentParser) -> None:
+    """The sections beyond the baseline comparison, and the LaTeX table."""
+    parser.add_argument(
+        "--all-pairs",
+        action="store_true",
+        help="add the section 'All pairs': every system against every other",
+    )
+    parser.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="correction across pairs of systems, and across segments x systems "
+        "(default: holm; bh: Benjamini-Hochberg)",
+    )
+    parser.add_argument(
+        "--segment",
+        action="append",
+        metavar="COLUMN",
+        help="a column putting each query in a segment (language, market...): adds the "
+        "section 'Segments'; repeat or separate with commas for several",
+    )
+    parser.add_argument(
+        "--segment-table",
+        metavar="PATH",
+        help="a .parquet or .csv/.tsv table of query attributes (the query column, then "
+        "segment columns), joined to the input on the query: how TREC runs get segments; "
+        "its other columns are the segments unless --segment names some",
+    )
+    parser.add_argument(
+        "--min-queries",
+        metavar="N",
+        type=positive,
+        default=20,
+        help="a segment with fewer queries is shown but not tested (default: 20)",
+    )
+    parser.add_argument(
+        "--unjudged-label",
+        metavar="LABEL",
+        type=float,
+        help="the label unjudged retrieved rows get in the upper bound of the section "
+        "'Incomplete judgments' (default: the table's top label)",
+    )
+    parser.add_argument(
+        "--latex",
+        action="store_true",
+        help="also write report.tex: a booktabs table of the means with significance marks",
+    )
 
 
 def _add_statistics_options(parser: argparse.ArgumentParser) -> None:
@@ -139,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
     out = output_folder(args.out)
     spec = table_spec(args, [args.by])
     frame, source = systems_table(args, spec)
+    frame, segment = with_segments(frame, args, spec.query)
     differences = split_measures(args.differences) if args.differences else None
     with reading(args.table):
         files = build_report(
@@ -156,9 +211,60 @@ def run(args: argparse.Namespace) -> int:
             title=args.title,
             differences="all" if differences == ["all"] else differences,
             source=source,
+            correction=args.correction,
+            all_pairs=args.all_pairs,
+            segment=segment,
+            min_queries=args.min_queries,
+            unjudged_label=args.unjudged_label,
+            latex=args.latex,
         )
     print("\n".join(str(path) for path in files))
     return 0
+
+
+def with_segments(
+    frame: pl.LazyFrame | pl.DataFrame, args: argparse.Namespace, query: str
+) -> tuple[pl.LazyFrame | pl.DataFrame, list[str]]:
+    """The input with ``--segment-table`` joined on the query, and the segment columns
+    (``--segment``, else every column of the segment table but the query).
+
+    A query the segment table lacks gets null segments (a segment of its own); a query it
+    lists twice is refused, as is a segment column the input already has.
+
+    Examples
+    --------
+    >>> from polars_graded.cli import build_parser
+    >>> path = getfixture("tmp_path") / "topics.csv"
+    >>> _ = path.write_text("query,age\\n301,old\\n601,new\\n")
+    >>> args = build_parser().parse_args(["report", "t.csv", "--segment-table", str(path)])
+    >>> runs = pl.DataFrame({"query": ["301", "601", "602"], "item": ["d"] * 3})
+    >>> joined, segment = with_segments(runs, args, "query")
+    >>> segment, joined.lazy().collect()["age"].to_list()
+    (['age'], ['old', 'new', None])
+    """
+    named = [c.strip() for value in args.segment or () for c in value.split(",") if c.strip()]
+    if args.segment_table is None:
+        return frame, named
+    path = args.segment_table
+    table = read_table(Path(path), [query]).collect()
+    if query not in table.columns:
+        msg = f"--segment-table {path}: no query column {query!r} (name it with --query)"
+        raise CommandError(msg)
+    segment = named or [c for c in table.columns if c != query]
+    absent = [c for c in segment if c not in table.columns]
+    clash = [c for c in segment if c in frame.lazy().collect_schema()]
+    for wrong, problem in ((not segment, "no segment column"), (absent, f"no column {absent}"),
+                           (clash, f"the input already has {clash}")):  # fmt: skip
+        if wrong:
+            msg = f"--segment-table {path}: {problem}; it holds {table.columns}"
+            raise CommandError(msg)
+    twice = table.filter(pl.col(query).is_duplicated())
+    if not twice.is_empty():
+        msg = f"--segment-table {path}: query {twice[query][0]!r} is listed twice"
+        raise CommandError(msg)
+    dtype = frame.lazy().collect_schema()[query]
+    table = table.select(pl.col(query).cast(dtype), *segment)
+    return frame.lazy().join(table.lazy(), on=query, how="left"), segment
 
 
 def output_folder(text: str) -> Path:

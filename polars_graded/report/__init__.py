@@ -6,7 +6,8 @@ baseline (:func:`polars_graded.compare.compare`) and breaks µMAP down by releva
 (:func:`polars_graded.api.per_threshold`), all under one tie policy (``ties=``); it states
 how much tied scores move each mean (:func:`~polars_graded.report.ties.tie_effects`) and
 writes ``report.html`` (figures embedded as PNG data URIs, CSS inline, no script, no link
-out), ``report.md`` and ``per_query.parquet`` into one directory. :func:`compute_report`
+out), ``report.md`` and ``per_query.parquet`` into one directory, and with ``latex=True``
+``report.tex`` (the means with significance marks, for a paper). :func:`compute_report`
 returns the content as a :class:`Report` for a notebook, and :func:`to_html` /
 :func:`to_markdown` render it. The figures need matplotlib, the tests scipy:
 ``pip install 'polars-graded[report]'``.
@@ -16,7 +17,9 @@ columns, TREC runs), :mod:`~polars_graded.report.compute` (the numbers and the d
 description), :mod:`~polars_graded.report.ties` (tied scores),
 :mod:`~polars_graded.report.content` (what a report holds), :mod:`~polars_graded.report.text`
 (what both renderings say), :mod:`~polars_graded.report.markdown`,
-:mod:`~polars_graded.report.html` (with its CSS) and :mod:`~polars_graded.report.charts`.
+:mod:`~polars_graded.report.html` (with its CSS), :mod:`~polars_graded.report.latex` and
+:mod:`~polars_graded.report.charts`; the sections beyond the baseline comparison are in
+:mod:`~polars_graded.report.sections`.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ import shutil
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 import polars as pl
 
@@ -37,11 +39,13 @@ from polars_graded.report.compute import compute_report, describe, require_extra
 from polars_graded.report.content import FILES, Description, Report, Settings
 from polars_graded.report.html import to_html
 from polars_graded.report.inputs import run_names, trec_table
+from polars_graded.report.latex import LATEX_FILE, to_latex_report
 from polars_graded.report.markdown import to_markdown
 from polars_graded.report.ties import count_ties, tie_effects
 
 __all__ = [
     "FILES",
+    "LATEX_FILE",
     "Description",
     "Report",
     "ReportFiles",
@@ -55,24 +59,63 @@ __all__ = [
     "run_names",
     "tie_effects",
     "to_html",
+    "to_latex_report",
     "to_markdown",
     "trec_table",
     "write_report",
 ]
 
 
-class ReportFiles(NamedTuple):
-    """The paths :func:`write_report` wrote.
+class ReportFiles(tuple[Path, ...]):
+    """The paths :func:`write_report` wrote: ``html``, ``markdown``, ``per_query`` (the
+    :data:`FILES`) and ``latex`` (``report.tex`` with ``latex=True``, else ``None``).
+
+    A tuple of the paths written: ``report.tex`` is in it (last) only when it was written,
+    so iterating, unpacking and ``len`` see just the files on disk.
 
     Examples
     --------
-    >>> ReportFiles(*(Path("out") / name for name in FILES)).markdown.as_posix()
-    'out/report.md'
+    >>> files = ReportFiles(*(Path("out") / name for name in FILES))
+    >>> files.markdown.as_posix(), files.latex, len(files)
+    ('out/report.md', None, 3)
+    >>> len(ReportFiles(*files, latex=Path("out") / LATEX_FILE))
+    4
     """
 
-    html: Path
-    markdown: Path
-    per_query: Path
+    __slots__ = ()
+
+    def __new__(
+        cls, html: Path, markdown: Path, per_query: Path, latex: Path | None = None
+    ) -> ReportFiles:
+        paths = (html, markdown, per_query) + (() if latex is None else (latex,))
+        return super().__new__(cls, paths)
+
+    @property
+    def html(self) -> Path:
+        """``report.html``."""
+        return self[0]
+
+    @property
+    def markdown(self) -> Path:
+        """``report.md``."""
+        return self[1]
+
+    @property
+    def per_query(self) -> Path:
+        """``per_query.parquet``."""
+        return self[2]
+
+    @property
+    def latex(self) -> Path | None:
+        """``report.tex``, or ``None`` when it was not asked for."""
+        return self[3] if len(self) > len(FILES) else None
+
+    def __repr__(self) -> str:
+        latex = "" if self.latex is None else f", latex={self.latex!r}"
+        return (
+            f"ReportFiles(html={self.html!r}, markdown={self.markdown!r}, "
+            f"per_query={self.per_query!r}{latex})"
+        )
 
 
 def build_report(
@@ -81,9 +124,10 @@ def build_report(
     measures: Sequence[str] | str | None = None,
     *,
     system: str | None = None,
+    latex: bool = False,
     **options: object,
 ) -> ReportFiles:
-    """Compute a report (:func:`compute_report`) and write its three files into ``out_dir``.
+    """Compute a report (:func:`compute_report`) and write its files into ``out_dir``.
 
     Parameters
     ----------
@@ -96,6 +140,8 @@ def build_report(
         Measure names (default :data:`polars_graded.defaults.REPORT_MEASURES`).
     system
         Deprecated alias of ``by``.
+    latex
+        Also write ``report.tex`` (see :func:`write_report`).
     **options
         The keyword arguments of :func:`compute_report`.
 
@@ -114,17 +160,23 @@ def build_report(
     """
     if system is not None:  # warned here, so that the warning names the caller's line
         options["by"] = by_column(options.get("by", "system"), system)  # type: ignore[arg-type]
-    return write_report(compute_report(table, measures, **options), out_dir)  # type: ignore[arg-type]
+    built = compute_report(table, measures, **options)  # type: ignore[arg-type]
+    # latex= only when asked: write_report's callers (and stand-ins) take (report, out_dir).
+    return write_report(built, out_dir, latex=True) if latex else write_report(built, out_dir)
 
 
 report = build_report
 """``pg.report``: :func:`build_report`."""
 
 
-def write_report(report: Report, out_dir: str | os.PathLike[str]) -> ReportFiles:
-    """Write ``report.html``, ``report.md`` and ``per_query.parquet`` into ``out_dir``.
+def write_report(
+    report: Report, out_dir: str | os.PathLike[str], *, latex: bool = False
+) -> ReportFiles:
+    """Write ``report.html``, ``report.md`` and ``per_query.parquet`` into ``out_dir``, and
+    with ``latex=True`` ``report.tex`` (:func:`~polars_graded.report.latex.to_latex_report`:
+    the means table with significance marks, for a paper).
 
-    The three files are rendered in memory first, written into a temporary folder beside
+    The files are rendered in memory first, written into a temporary folder beside
     ``out_dir``, then moved into place (the folder at once when it is new, else file by
     file): a report that fails leaves no folder and no half-written file behind, and an
     existing ``out_dir`` keeps its other files.
@@ -144,11 +196,13 @@ def write_report(report: Report, out_dir: str | os.PathLike[str]) -> ReportFiles
         raise InvalidValueError(msg)
     parquet = io.BytesIO()
     report.per_query.write_parquet(parquet)
-    contents = [
-        to_html(report).encode("utf-8"),
-        to_markdown(report).encode("utf-8"),
-        parquet.getvalue(),
-    ]
+    contents = {
+        FILES[0]: to_html(report).encode("utf-8"),
+        FILES[1]: to_markdown(report).encode("utf-8"),
+        FILES[2]: parquet.getvalue(),
+    }
+    if latex:
+        contents[LATEX_FILE] = to_latex_report(report).encode("utf-8")
     created = [p for p in (folder.parent, *folder.parent.parents) if not p.exists()]
     try:
         _move_into_place(folder, contents)
@@ -156,20 +210,21 @@ def write_report(report: Report, out_dir: str | os.PathLike[str]) -> ReportFiles
         if created:  # the folders this call made, from the outermost
             shutil.rmtree(created[-1], ignore_errors=True)
         raise
-    return ReportFiles(*(folder / name for name in FILES))
+    return ReportFiles(*(folder / name for name in contents))
 
 
-def _move_into_place(folder: Path, contents: Sequence[bytes]) -> None:
-    """Write :data:`FILES` into a staging folder beside ``folder``, then move them in."""
+def _move_into_place(folder: Path, contents: dict[str, bytes]) -> None:
+    """Write the files (name: bytes) into a staging folder beside ``folder``, then move
+    them in."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     # Not tempfile.mkdtemp: its mode 0700 would become the report folder's.
     staging = folder.parent / f".{folder.name}-{uuid.uuid4().hex[:12]}"
     staging.mkdir()
     try:
-        for name, data in zip(FILES, contents, strict=True):
+        for name, data in contents.items():
             (staging / name).write_bytes(data)
         if folder.is_dir():
-            for name in FILES:
+            for name in contents:
                 os.replace(staging / name, folder / name)
         else:
             os.replace(staging, folder)

@@ -270,3 +270,53 @@ def _difference_panel(axes: Any, values: pl.Series, row: dict[str, Any], baselin
     axes.tick_params(axis="y", labelsize=7)
     axes.grid(axis="y", color="#e5e5e5")
     axes.set_axisbelow(True)
+
+
+def tau_heatmap(correlations: pl.DataFrame, variants: Sequence[str], value: str = "tau") -> bytes:
+    """A variant × variant heat map of a rank correlation, each cell annotated.
+
+    Parameters
+    ----------
+    correlations
+        The output of :func:`~polars_graded.stability.rank_correlations` (``variant_a``,
+        ``variant_b`` and ``value``); the diagonal is drawn as 1, a missing or NaN cell
+        grey with ``–``.
+    variants
+        The variants, top to bottom and left to right.
+    value
+        The column drawn (``"tau"``; ``"tau_ap"`` reads row = reference, column = other).
+
+    Examples
+    --------
+    >>> correlations = pl.DataFrame({
+    ...     "variant_a": ["ap", "rr"], "variant_b": ["rr", "ap"], "tau": [0.5, 0.5],
+    ... })
+    >>> tau_heatmap(correlations, ["ap", "rr"])[:8] == PNG_SIGNATURE
+    True
+    """
+    import numpy as np
+    from matplotlib import colormaps
+
+    index = {name: i for i, name in enumerate(variants)}
+    matrix = np.eye(len(variants))
+    for a, b, v in correlations.select("variant_a", "variant_b", value).iter_rows():
+        if a in index and b in index:
+            matrix[index[a], index[b]] = np.nan if v is None else v
+    size = len(variants)
+    side = min(14.0, 2.4 + 0.45 * size)
+    figure = _figure(side + 1.2, side)
+    axes = figure.add_subplot()
+    cmap = colormaps["RdBu"].with_extremes(bad="#dddddd")  # ColorBrewer: colour-blind safe
+    image = axes.imshow(np.ma.masked_invalid(matrix), cmap=cmap, vmin=-1.0, vmax=1.0)
+    font = 8 if size <= 10 else 6 if size <= 20 else 5
+    for (i, j), v in np.ndenumerate(matrix):
+        text = "–" if np.isnan(v) else f"{v:.2f}"
+        colour = "white" if abs(v) > 0.6 else "#222222"  # NaN compares False: dark text
+        axes.text(j, i, text, ha="center", va="center", fontsize=font, color=colour)
+    axes.set_xticks(range(size), list(variants), rotation=45, ha="right", fontsize=font + 1)
+    axes.set_yticks(range(size), list(variants), fontsize=font + 1)
+    axes.tick_params(length=0)
+    bar = figure.colorbar(image, ax=axes, shrink=0.7)
+    bar.set_label("Kendall's τ" if value == "tau" else value, fontsize=9)
+    bar.ax.tick_params(labelsize=8)
+    return _png(figure)

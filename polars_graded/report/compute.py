@@ -11,13 +11,14 @@ from typing import Literal, Unpack
 import polars as pl
 
 from polars_graded import api
-from polars_graded.compare import MissingPolicy, compare, order_systems, query_grid
+from polars_graded.compare import Correction, MissingPolicy, compare, order_systems, query_grid
 from polars_graded.defaults import ENGINE, REPORT_MEASURES
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.measures import as_measures
 from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.report.content import Description, Report, Settings
 from polars_graded.report.inputs import report_spec
+from polars_graded.report.sections import BLOCK_STEPS
 from polars_graded.report.ties import tie_effects
 
 EXTRAS = ("matplotlib", "scipy")
@@ -114,6 +115,11 @@ def compute_report(
     differences: Sequence[str] | Literal["all"] | None = None,
     source: str = "",
     system: str | None = None,
+    correction: Correction = "holm",
+    all_pairs: bool = False,
+    segment: str | Sequence[str] = (),
+    min_queries: int = 20,
+    unjudged_label: float | None = None,
     **columns: Unpack[ColumnOptions],
 ) -> Report:
     """Evaluate, compare and describe a long table with a system column.
@@ -140,6 +146,19 @@ def compute_report(
         A line on where the data came from, shown under the title.
     system
         Deprecated alias of ``by``.
+    correction
+        The correction across the pairs of systems (section "All pairs"; discriminative
+        power): ``"holm"`` (default), ``"bh"`` or ``"none"``.
+    all_pairs
+        Show the section "All pairs": every system against every other.
+    segment
+        Columns of the table that put each query in a segment (a language, a market): the
+        section "Segments" tests every system against the baseline per segment.
+    min_queries
+        A segment with fewer queries is shown but not tested (default 20).
+    unjudged_label
+        The label an unjudged retrieved row gets in the upper scenario of the section
+        "Incomplete judgments" (default: the table's top label).
     **columns
         The table's columns as for :func:`polars_graded.evaluate`
         (:class:`~polars_graded.options.ColumnOptions`): ``by`` the one system column
@@ -186,6 +205,11 @@ def compute_report(
         title=title,
         differences=_differences(differences, names),
         ties=spec.ties,
+        correction=correction,
+        all_pairs=all_pairs,
+        segment=(segment,) if isinstance(segment, str) else tuple(segment),
+        min_queries=min_queries,
+        unjudged_label=unjudged_label,
     )
     return _report(lf, per_query, spec, settings, source)
 
@@ -239,7 +263,7 @@ def _report(
     ).rename({system: "system"})  # the key is ``system`` in the report
     thresholds = api.per_threshold(lf, **spec.options()).collect()
     order = _order(comparison, settings)
-    return Report(
+    report = Report(
         settings=settings,
         per_query=per_query,
         comparison=comparison,
@@ -251,6 +275,9 @@ def _report(
         query=spec.query,
         source=source,
     )
+    for step in BLOCK_STEPS:
+        report = step(lf, spec, report)
+    return report
 
 
 def _order(comparison: pl.DataFrame, settings: Settings) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 import polars_graded
-from polars_graded.compare import MissingPolicy
+from polars_graded.compare import Correction, MissingPolicy
 from polars_graded.options import Ties
 
 FILES: tuple[str, str, str] = ("report.html", "report.md", "per_query.parquet")
@@ -39,6 +39,11 @@ class Settings:
     title: str = "Evaluation report"
     differences: tuple[str, ...] = ()
     ties: Ties = field(default_factory=Ties)
+    correction: Correction = "holm"
+    all_pairs: bool = False
+    segment: tuple[str, ...] = ()
+    min_queries: int = 20
+    unjudged_label: float | None = None
 
 
 @dataclass(frozen=True)
@@ -86,8 +91,12 @@ class Report:
     :func:`~polars_graded.api.per_threshold` by system. ``order``: the systems as the
     tables and charts list them, the baseline first, then by the first measure's mean.
     ``ties``: per system (in ``order``) and measure, what the tie policy changes (see
-    :func:`~polars_graded.report.ties.tie_effects`). ``system`` and ``query`` name the key
-    columns of ``per_query``.
+    :func:`~polars_graded.report.ties.tie_effects`). ``pairs``: every pair of systems
+    (:func:`~polars_graded.compare_pairs.compare_pairs`); ``segments``: per segment
+    (``Settings.segment``; ``None`` without one); ``judgments``: each mean with unjudged rows
+    counted as not relevant, as relevant, and removed; ``stability``: Kendall's tau and
+    tau_AP between the orders of systems under each variant; ``power``: discriminative
+    power per measure. ``system`` and ``query`` name the key columns of ``per_query``.
 
     Examples
     --------
@@ -105,6 +114,11 @@ class Report:
     description: Description
     order: tuple[str, ...]
     ties: pl.DataFrame
+    pairs: pl.DataFrame | None = None
+    segments: pl.DataFrame | None = None
+    judgments: pl.DataFrame | None = None
+    stability: pl.DataFrame | None = None
+    power: pl.DataFrame | None = None
     system: str = "system"
     query: str = "query"
     source: str = ""

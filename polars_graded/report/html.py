@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 import polars as pl
 
 import polars_graded
+from polars_graded.report.blocks import Figure, Section, Table
 from polars_graded.report.charts import (
     data_uri,
     differences,
@@ -18,8 +19,10 @@ from polars_graded.report.charts import (
 )
 from polars_graded.report.compute import paired_differences
 from polars_graded.report.content import FILES, Report
+from polars_graded.report.sections import block_sections
 from polars_graded.report.text import (
     BETTER,
+    SECTIONS,
     WORSE,
     cell_text,
     comparison_rows,
@@ -70,17 +73,6 @@ th.start,td.start,tr.head th:nth-child(3n){border-left:1px solid #ddd}
 """
 """The page's style sheet, inlined in its ``<style>``."""
 
-SECTIONS = {
-    "summary": "Summary",
-    "measures": "Measures",
-    "thresholds": "AP per relevance threshold",
-    "differences": "Per-query differences",
-    "details": "Tests",
-    "ties": "Tied scores",
-    "data": "Data",
-    "conventions": "Conventions",
-}
-"""The page's sections in order: their ids (the navigation's anchors) and titles."""
 
 TEST_COLUMNS = {
     "n_queries": "queries",
@@ -115,13 +107,18 @@ def to_html(report: Report) -> str:
     (True, False)
     """
     esc, s = html.escape, report.settings
-    nav = "".join(f'<a href="#{key}">{esc(text)}</a>' for key, text in SECTIONS.items())
+    blocks = block_sections(report)
+    titles = list(SECTIONS.items())
+    titles[_BLOCKS_AT:_BLOCKS_AT] = [(b.key, b.title) for b in blocks]
+    nav = "".join(f'<a href="#{key}">{esc(text)}</a>' for key, text in titles)
     meta = f"Created {report.created} with {report.versions}. {report.source}".strip()
+    sections = [section(report) for section in _SECTION_HTML]
+    sections[_BLOCKS_AT:_BLOCKS_AT] = [_block_section(b) for b in blocks]
     body = [
         f"<h1>{esc(s.title)}</h1>",
         f'<p class="meta">{esc(meta)}</p>',
         f"<nav>{nav}</nav>",
-        *(section(report) for section in _SECTION_HTML),
+        *sections,
         f"<footer><p>polars_graded {esc(polars_graded.__version__)} · "
         f"{' · '.join(FILES)}</p></footer>",
     ]
@@ -136,9 +133,24 @@ def to_html(report: Report) -> str:
 # --------------------------------------------------------------------------- elements
 
 
-def _section(key: str, *parts: str) -> str:
-    head = f'<section id="{key}"><h2>{html.escape(SECTIONS[key])}</h2>'
+def _section(key: str, *parts: str, title: str | None = None) -> str:
+    shown = SECTIONS[key] if title is None else title
+    head = f'<section id="{html.escape(key)}"><h2>{html.escape(shown)}</h2>'
     return "\n".join([head, *parts, "</section>"])
+
+
+def _block_section(section: Section) -> str:
+    """A :class:`~polars_graded.report.blocks.Section`: paragraphs, tables and figures."""
+    parts = []
+    for part in section.parts:
+        if isinstance(part, Table):
+            parts.append(_block_table(part))
+            parts += [_legend(part.caption)] if part.caption else []
+        elif isinstance(part, Figure):
+            parts.append(_figure(part.png, part.alt, part.caption))
+        else:
+            parts.append(f"<p>{html.escape(part)}</p>")
+    return _section(section.key, *parts, title=section.title)
 
 
 def _table(table_id: str, head: Head, rows: Sequence[str], css: str = "") -> str:
@@ -166,6 +178,10 @@ def _td(column: str, value: object, extra: str = "", text: str | None = None, cs
     )
 
 
+def _text_td(column: str, value: object) -> str:
+    return f'<td data-col="{html.escape(column)}">{html.escape(cell_text(column, value))}</td>'
+
+
 def _mark(row: dict[str, object]) -> str:
     sign = marker(row)
     kind = {BETTER: " up", WORSE: " down"}.get(sign, "")
@@ -185,10 +201,27 @@ def _tr(name: str, baseline: str, cells: str, extra: str = "") -> str:
 def _frame_rows(frame: pl.DataFrame, baseline: str) -> list[str]:
     """A row per system of ``frame`` (its first column), a cell per other column."""
     return [
-        _tr(row[0], baseline, "".join(
+        _tr(str(row[0]), baseline, "".join(
             _td(c, v) for c, v in zip(frame.columns[1:], row[1:], strict=True)))
         for row in frame.iter_rows()
     ]  # fmt: skip
+
+
+def _block_table(part: Table) -> str:
+    """A block's table: the first column heads each row (its text in ``data-row``); text
+    cells are left-aligned, numbers right-aligned with their exact value."""
+    frame = part.frame
+    numeric = [frame.schema[c].is_numeric() for c in frame.columns]
+    rows = []
+    for row in frame.iter_rows():
+        cells = "".join(
+            _td(c, v) if n else _text_td(c, v)
+            for c, v, n in zip(frame.columns[1:], row[1:], numeric[1:], strict=True)
+        )
+        label = html.escape(cell_text(frame.columns[0], row[0]))
+        rows.append(f'<tr data-row="{label}"><th scope="row">{label}</th>{cells}</tr>')
+    head = list(zip(frame.columns, numeric, strict=True))
+    return _table(part.id, head, rows, "compact")
 
 
 def _figure(png: bytes, alt: str, caption: str = "") -> str:
@@ -350,3 +383,5 @@ _SECTION_HTML: tuple[Callable[[Report], str], ...] = (
     _conventions,
 )
 """The sections' renderers, in the order of :data:`SECTIONS`."""
+_BLOCKS_AT = list(SECTIONS).index("ties")
+"""Where the :mod:`~polars_graded.report.sections` go: after the tests, before the ties."""

@@ -33,6 +33,26 @@ TIE_CONVENTIONS: dict[str, str] = {
 }
 """The Ranking convention's words on tied scores, per tie policy."""
 
+SECTIONS = {
+    "summary": "Summary",
+    "measures": "Measures",
+    "thresholds": "MAP per relevance threshold",
+    "differences": "Per-query differences",
+    "details": "Tests",
+    "ties": "Tied scores",
+    "data": "Data",
+    "conventions": "Conventions",
+}
+"""The sections of both renderings in order: their ids (the page's anchors) and titles;
+the :mod:`~polars_graded.report.sections` go before the ties."""
+
+CORRECTION_NAMES = {
+    "holm": "Holm-corrected",
+    "bh": "Benjamini-Hochberg-corrected",
+    "none": "not corrected",
+}
+"""How the report's sentences name each correction (``correction=``) of the p-values."""
+
 _MISSING = {
     "zero": "a query present in the data that a system has no value for scores 0 for "
     "it and counts in its mean",

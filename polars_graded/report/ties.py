@@ -15,6 +15,7 @@ import polars as pl
 from polars_graded import api
 from polars_graded.compare import MissingPolicy, query_grid
 from polars_graded.defaults import ENGINE
+from polars_graded.measures import as_measures
 from polars_graded.options import ColumnOptions, TableSpec, TiePolicy, Ties
 from polars_graded.ranking import tie_size
 from polars_graded.report.content import Report
@@ -118,6 +119,8 @@ def tie_effects(
         the mean under the rule in a column named after it (e.g. ``trec_eval``), the mean
         under ``average``, and ``diff`` = rule − average: how far the tie-breaking rule alone
         moves the mean from its expected value over random orders of the tied rows.
+        A measure without an expected value over tied orders (``Declaration.averages_ties``
+        false, e.g. ``g``) has no ``average`` mean: null, and so is its ``diff``.
 
     Examples
     --------
@@ -137,12 +140,26 @@ def tie_effects(
     other = Ties(rule if spec.ties.averaged else "average")
     keyed = _keyed(per_query, spec)
     tied = counts.filter(pl.col("tied") > 0)["system"].to_list()
-    redone = _redone(lf, keyed, tied, dataclasses.replace(spec, ties=other), measures)
+    # A measure that cannot average ties only appears under the report's own policy.
+    redo = [m for m in measures if other == spec.ties or not other.averaged or averages(m)]
+    redone = _redone(lf, keyed, tied, dataclasses.replace(spec, ties=other), redo)
     means: dict[str, pl.DataFrame] = {
-        policy.policy: _means(frame, measures, spec, order, missing)
-        for policy, frame in ((spec.ties, keyed), (other, redone))
+        policy.policy: _means(frame, names, spec, order, missing)
+        for policy, frame, names in ((spec.ties, keyed, measures), (other, redone, redo))
     }
     return _effects(counts, means, rule, measures, order)
+
+
+def averages(measure: str) -> bool:
+    """Whether ``measure`` has an expected value over the orders of tied rows
+    (``ties="average"``).
+
+    Examples
+    --------
+    >>> averages("ap@10"), averages("g")
+    (True, False)
+    """
+    return type(as_measures(measure)[0]).declaration.averages_ties
 
 
 def _keyed(per_query: pl.DataFrame, spec: TableSpec) -> pl.DataFrame:
@@ -159,11 +176,12 @@ def _redone(
 ) -> pl.DataFrame:
     """``keyed`` with the systems in ``tied`` evaluated again under ``spec.ties``."""
     if not tied:
-        return keyed
+        return keyed.select(*spec.by, spec.query, *measures)
     system = spec.by[0]
     subset = lf.filter(pl.col(system).cast(pl.String).is_in(tied))
     values = api.evaluate(subset, list(measures), **spec.options()).collect(engine=ENGINE)
-    return pl.concat([keyed.filter(~pl.col(system).is_in(tied)), _keyed(values, spec)])
+    kept = keyed.filter(~pl.col(system).is_in(tied)).select(values.columns)
+    return pl.concat([kept, _keyed(values, spec)])
 
 
 def _means(
@@ -245,6 +263,12 @@ def tie_lines(report: Report) -> list[str]:
     ]
     changes = order_changes(t, s.measures, rule)
     lines.append(f"Most ties: {_most_tied(t)}. {_largest_move(t)} {changes}")
+    unaveraged = [m for m in s.measures if not averages(m)]
+    if unaveraged:
+        lines.append(
+            f"{', '.join(unaveraged)}: no expected value over the orders of tied rows "
+            f"(ties=average refuses it), so only its mean under {rule} is shown."
+        )
     return lines
 
 
@@ -257,7 +281,9 @@ def _most_tied(ties: pl.DataFrame) -> str:
 
 def _largest_move(ties: pl.DataFrame) -> str:
     """The system and measure whose mean the tie-breaking rule moves the most."""
-    widest = ties.sort(pl.col("diff").abs(), "system", descending=[True, False]).row(0, named=True)
+    widest = ties.sort(
+        pl.col("diff").abs(), "system", descending=[True, False], nulls_last=True
+    ).row(0, named=True)
     if not widest["diff"]:
         return "No mean changes: the rule and the average agree on every measure."
     return (
@@ -280,7 +306,7 @@ def order_changes(ties: pl.DataFrame, measures: Sequence[str], rule: str) -> str
     """
     changes = []
     for m in measures:
-        swapped = _swapped(ties.filter(pl.col("measure") == m), rule)
+        swapped = _swapped(ties.filter(pl.col("measure") == m).drop_nulls("average"), rule)
         if swapped:
             more = f" and {len(swapped) - 3} more pairs" if len(swapped) > 3 else ""
             changes.append(f"{m} ({', '.join(swapped[:3])}{more})")
