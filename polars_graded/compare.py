@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -35,17 +36,23 @@ from polars_graded.errors import (
 )
 from polars_graded.options import as_by
 
-MissingPolicy = Literal["zero", "common"]
-"""Which queries a comparison counts when systems lack some (see :func:`compared_queries`)."""
-MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
+# The options' names and checks moved to statistics; importable from here still.
+from polars_graded.statistics import (  # noqa: F401
+    CORRECTIONS,
+    DEFAULTS,
+    MISSING_POLICIES,
+    Correction,
+    MissingPolicy,
+    Statistics,
+    check_count,
+    check_fraction,
+    check_missing,
+    check_options,
+)
 
 Pairs = Literal["baseline", "all"]
 """Which pairs of systems :func:`compare` tests: each against the baseline, or all."""
 PAIRS: tuple[str, ...] = get_args(Pairs)
-
-Correction = Literal["holm", "bh", "none"]
-"""Multiple-testing corrections: Holm, Benjamini–Hochberg, none."""
-CORRECTIONS: tuple[str, ...] = get_args(Correction)
 
 CHUNK_ELEMENTS = 1 << 22
 """Entries of one chunk of the sign or resample matrix (32 MiB as float64)."""
@@ -87,15 +94,15 @@ def compare(
     by: str | Sequence[str] = "system",
     query: str = "query",
     baseline: object | None = None,
-    missing: MissingPolicy = "zero",
-    trials: int = 10_000,
-    bootstrap: int = 10_000,
-    confidence: float = 0.95,
-    alpha: float = 0.05,
-    seed: int = 0,
+    missing: MissingPolicy = DEFAULTS.missing,
+    trials: int = DEFAULTS.trials,
+    bootstrap: int = DEFAULTS.bootstrap,
+    confidence: float = DEFAULTS.confidence,
+    alpha: float = DEFAULTS.alpha,
+    seed: int = DEFAULTS.seed,
     system: str | None = None,
     pairs: Pairs = "baseline",
-    correction: Correction = "holm",
+    correction: Correction = DEFAULTS.correction,
     segment: str | Sequence[str] | None = None,
     min_queries: int | None = None,
 ) -> pl.DataFrame:
@@ -237,8 +244,10 @@ def compare(
     └────────┴─────────┴──────┴──────┴─────────────────┴─────────────┘
     """
     by = by_column(by, system)
-    check_options(missing, trials, bootstrap, confidence, alpha)
-    ttest_rel = _import_ttest()
+    # Holm's until the correction is checked where it applies: after segment= and pairs=.
+    statistics = Statistics(missing, trials, bootstrap, confidence, alpha, seed)
+    _import_ttest()  # before the work: a missing scipy is found at once
+    keys = {"by": by, "query": query, "baseline": baseline}
     if segment is not None or min_queries is not None:
         return _by_segment(
             per_query,
@@ -246,70 +255,75 @@ def compare(
             segment=segment,
             min_queries=min_queries,
             pairs=pairs,
-            options={
-                "by": by,
-                "query": query,
-                "baseline": baseline,
-                "missing": missing,
-                "correction": correction,
-                "trials": trials,
-                "bootstrap": bootstrap,
-                "confidence": confidence,
-                "alpha": alpha,
-                "seed": seed,
-            },
+            keys=keys,
+            statistics=statistics,
+            correction=correction,
         )
     if pairs == "baseline" and correction != "holm":
         msg = f"correction={correction!r} needs pairs='all'; the baseline comparison uses Holm"
         raise InvalidValueError(msg)
     if pairs != "baseline":
         return _all_pairs(
-            per_query,
-            measures,
-            pairs=pairs,
-            baseline=baseline,
-            options={
-                "by": by,
-                "query": query,
-                "missing": missing,
-                "correction": correction,
-                "trials": trials,
-                "bootstrap": bootstrap,
-                "confidence": confidence,
-                "alpha": alpha,
-                "seed": seed,
-            },
+            per_query, measures, pairs, keys=keys, statistics=statistics, correction=correction
         )
+    return compare_with(per_query, measures, statistics, by=by, query=query, baseline=baseline)
+
+
+def compare_with(
+    per_query: pl.DataFrame | pl.LazyFrame,
+    measures: Sequence[str] | None,
+    statistics: Statistics,
+    *,
+    by: str = "system",
+    query: str = "query",
+    baseline: object | None = None,
+) -> pl.DataFrame:
+    """:func:`compare` (every system against the baseline) with its options checked
+    already, as ``statistics`` (its ``correction`` is not read: the baseline comparison
+    uses Holm); ``by`` names one column.
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame(
+    ...     {"system": ["a", "a", "b", "b"], "query": [1, 2, 1, 2], "ap": [0.5, 1.0, 1.0, 1.0]}
+    ... )
+    >>> out = compare_with(per_query, None, Statistics(trials=99, bootstrap=99))
+    >>> out.select("system", "diff").rows()
+    [('a', 0.0), ('b', 0.25)]
+    """
+    ttest_rel = _import_ttest()
     names, systems, values, n_missing = value_matrix(
-        per_query, measures, by=by, query=query, missing=missing, baseline=baseline
+        per_query, measures, by=by, query=query, missing=statistics.missing, baseline=baseline
     )
-    columns = _statistics(
-        values, ttest_rel, trials=trials, bootstrap=bootstrap, confidence=confidence, seed=seed
-    )
+    columns = _statistics(values, ttest_rel, statistics)
     out = _result(columns, systems.alias(by), names, n_missing, n_queries=values.shape[2])
-    return out.with_columns(significant=(pl.col("p_randomization_holm") < alpha).fill_null(False))
+    significant = pl.col("p_randomization_holm") < statistics.alpha
+    return out.with_columns(significant=significant.fill_null(False))
 
 
 def _all_pairs(
     per_query: pl.DataFrame | pl.LazyFrame,
     measures: Sequence[str] | None,
-    *,
     pairs: object,
-    baseline: object | None,
-    options: dict[str, Any],
+    *,
+    keys: dict[str, Any],
+    statistics: Statistics,
+    correction: Correction,
 ) -> pl.DataFrame:
-    """``compare(pairs="all")``: forwarded to :func:`compare_pairs` once the choice is
-    checked (imported here: that module builds on this one)."""
+    """``compare(pairs="all")``: forwarded to :func:`compare_pairs` once the choices are
+    checked, then the correction (imported here: that module builds on this one)."""
     if pairs not in PAIRS:
         choices = " or ".join(map(repr, PAIRS))
         msg = f"pairs must be {choices}, got {pairs!r}"
         raise InvalidValueError(msg)
+    baseline = keys["baseline"]
     if baseline is not None:
         msg = f"pairs='all' compares every pair of systems; drop baseline={baseline!r}"
         raise InvalidValueError(msg)
-    from polars_graded.compare_pairs import compare_pairs
+    from polars_graded.compare_pairs import compare_pairs_with
 
-    return compare_pairs(per_query, measures, **options)
+    statistics = replace(statistics, correction=correction)
+    return compare_pairs_with(per_query, measures, statistics, by=keys["by"], query=keys["query"])
 
 
 def _by_segment(
@@ -319,21 +333,24 @@ def _by_segment(
     segment: str | Sequence[str] | None,
     min_queries: int | None,
     pairs: object,
-    options: dict[str, Any],
+    keys: dict[str, Any],
+    statistics: Statistics,
+    correction: Correction,
 ) -> pl.DataFrame:
     """``compare(segment=...)``: forwarded to :func:`compare_segments` once the choices are
-    checked (imported here: that module builds on this one)."""
+    checked, then the correction (imported here: that module builds on this one)."""
     if segment is None:
         msg = f"min_queries={min_queries!r} needs segment=, the column(s) of the segments"
         raise InvalidValueError(msg)
     if pairs != "baseline":
         msg = "segment= compares each system with the baseline per segment; drop pairs='all'"
         raise InvalidValueError(msg)
-    from polars_graded.segments import compare_segments
+    from polars_graded.segments import compare_segments_with
 
+    statistics = replace(statistics, correction=correction)
     if min_queries is not None:  # else compare_segments' default
-        options = {**options, "min_queries": min_queries}
-    return compare_segments(per_query, measures, segment=segment, **options)
+        keys = {**keys, "min_queries": min_queries}
+    return compare_segments_with(per_query, measures, statistics, segment=segment, **keys)
 
 
 def value_matrix(
@@ -426,73 +443,6 @@ def by_column(
     return names[0]
 
 
-def check_options(
-    missing: object, trials: object, bootstrap: object, confidence: object, alpha: object
-) -> None:
-    """The options of :func:`compare`, checked: ``missing`` one of :data:`MISSING_POLICIES`,
-    ``trials`` and ``bootstrap`` integers >= 1, ``confidence`` and ``alpha`` in (0, 1).
-
-    Examples
-    --------
-    >>> check_options("every", 10, 10, 0.95, 0.05)
-    Traceback (most recent call last):
-    ...
-    polars_graded.errors.InvalidValueError: missing must be 'zero' or 'common', got 'every'
-    """
-    check_missing(missing)
-    check_count("trials", trials)
-    check_count("bootstrap", bootstrap)
-    check_fraction("confidence", confidence)
-    check_fraction("alpha", alpha)
-
-
-def check_missing(missing: object) -> None:
-    """``missing`` is one of :data:`MISSING_POLICIES`.
-
-    Examples
-    --------
-    >>> check_missing("common")
-    """
-    if missing not in MISSING_POLICIES:
-        choices = " or ".join(map(repr, MISSING_POLICIES))
-        msg = f"missing must be {choices}, got {missing!r}"
-        raise InvalidValueError(msg)
-
-
-def check_count(name: str, value: object) -> None:
-    """A count of trials or resamples: an integer >= 1.
-
-    Examples
-    --------
-    >>> check_count("trials", 0)
-    Traceback (most recent call last):
-    ...
-    polars_graded.errors.InvalidValueError: trials must be an integer >= 1, got 0
-    """
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        msg = f"{name} must be an integer >= 1, got {value!r}"
-        raise InvalidValueError(msg)
-
-
-def check_fraction(name: str, value: object) -> None:
-    """A confidence level or significance level: a number strictly between 0 and 1.
-
-    Examples
-    --------
-    >>> check_fraction("alpha", 1)
-    Traceback (most recent call last):
-    ...
-    polars_graded.errors.InvalidValueError: alpha must be a number strictly between 0 and 1, got 1
-    """
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float | np.floating)
-        or not 0 < value < 1
-    ):
-        msg = f"{name} must be a number strictly between 0 and 1, got {value!r}"
-        raise InvalidValueError(msg)
-
-
 def order_systems(systems: pl.Series, baseline: object | None = None) -> pl.Series:
     """The distinct systems, the baseline first, then the others in sorted order.
 
@@ -523,7 +473,7 @@ def order_systems(systems: pl.Series, baseline: object | None = None) -> pl.Seri
 
 def compared_queries(
     values: pl.DataFrame,
-    missing: MissingPolicy = "zero",
+    missing: MissingPolicy = DEFAULTS.missing,
     *,
     by: str = "system",
     query: str = "query",
@@ -557,7 +507,7 @@ def compared_queries(
 def query_grid(
     values: pl.DataFrame,
     systems: Sequence[object] | pl.Series,
-    missing: MissingPolicy = "zero",
+    missing: MissingPolicy = DEFAULTS.missing,
     *,
     by: str = "system",
     query: str = "query",
@@ -752,19 +702,14 @@ def _value_matrix(
 
 
 def _statistics(
-    values: np.ndarray,
-    ttest_rel: Any,
-    *,
-    trials: int,
-    bootstrap: int,
-    confidence: float,
-    seed: int,
+    values: np.ndarray, ttest_rel: Any, statistics: Statistics
 ) -> dict[str, np.ndarray]:
     """The result's value columns as (measure, system) arrays, in :data:`OUTPUT_COLUMNS`
     order; the tests NaN on the baseline."""
-    rng_boot, rng_flip = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
+    seeds = np.random.SeedSequence(statistics.seed).spawn(2)
+    rng_boot, rng_flip = (np.random.default_rng(s) for s in seeds)
     mean = values.mean(axis=2)
-    ci, diff_ci = _intervals(values, bootstrap, confidence, rng_boot)
+    ci, diff_ci = _intervals(values, statistics.bootstrap, statistics.confidence, rng_boot)
     return {
         "mean": mean,
         "ci_low": ci[0],
@@ -773,7 +718,7 @@ def _statistics(
         "diff": mean - mean[:, :1],
         "diff_ci_low": diff_ci[0],
         "diff_ci_high": diff_ci[1],
-        **_tests(values, ttest_rel, trials, rng_flip),
+        **_tests(values, ttest_rel, statistics.trials, rng_flip),
     }
 
 

@@ -21,18 +21,21 @@ import polars as pl
 
 from polars_graded.compare import (
     CHUNK_ELEMENTS,
-    CORRECTIONS,
     TIE_TOLERANCE,
-    Correction,
-    MissingPolicy,
     bootstrap_means,
     by_column,
-    check_options,
     holm,
     randomization_p,
     value_matrix,
 )
 from polars_graded.errors import InvalidValueError
+from polars_graded.statistics import (
+    DEFAULTS,
+    Correction,
+    MissingPolicy,
+    Statistics,
+    check_correction,
+)
 
 
 def compare_pairs(
@@ -41,13 +44,13 @@ def compare_pairs(
     *,
     by: str | Sequence[str] = "system",
     query: str = "query",
-    missing: MissingPolicy = "zero",
-    correction: Correction = "holm",
-    trials: int = 10_000,
-    bootstrap: int = 10_000,
-    confidence: float = 0.95,
-    alpha: float = 0.05,
-    seed: int = 0,
+    missing: MissingPolicy = DEFAULTS.missing,
+    correction: Correction = DEFAULTS.correction,
+    trials: int = DEFAULTS.trials,
+    bootstrap: int = DEFAULTS.bootstrap,
+    confidence: float = DEFAULTS.confidence,
+    alpha: float = DEFAULTS.alpha,
+    seed: int = DEFAULTS.seed,
 ) -> pl.DataFrame:
     """Compare every pair of systems, per measure, with paired tests corrected across pairs.
 
@@ -101,21 +104,41 @@ def compare_pairs(
     [('a', 'b', 0.1, 3, 1, 0), ('a', 'c', 0.525, 4, 0, 0), ('b', 'c', 0.425, 4, 0, 0)]
     """
     by = by_column(by)
-    check_options(missing, trials, bootstrap, confidence, alpha)
-    check_correction(correction)
+    statistics = Statistics(missing, trials, bootstrap, confidence, alpha, seed, correction)
+    return compare_pairs_with(per_query, measures, statistics, by=by, query=query)
+
+
+def compare_pairs_with(
+    per_query: pl.DataFrame | pl.LazyFrame,
+    measures: Sequence[str] | None,
+    statistics: Statistics,
+    *,
+    by: str = "system",
+    query: str = "query",
+) -> pl.DataFrame:
+    """:func:`compare_pairs` with its options checked already, as ``statistics``; ``by``
+    names one column.
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame(
+    ...     {"system": ["a", "a", "b", "b"], "query": [1, 2, 1, 2], "ap": [0.5, 1.0, 1.0, 1.0]}
+    ... )
+    >>> out = compare_pairs_with(per_query, None, Statistics(trials=99, bootstrap=99))
+    >>> out.select("system_a", "system_b", "diff", "wins").rows()
+    [('a', 'b', 0.25, 1)]
+    """
     names, systems, values, _ = value_matrix(
-        per_query, measures, by=by, query=query, missing=missing
+        per_query, measures, by=by, query=query, missing=statistics.missing
     )
     first, second = np.triu_indices(systems.len(), k=1)
     rng_boot, rng_flip, rng_perm = (
-        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3)
+        np.random.default_rng(s) for s in np.random.SeedSequence(statistics.seed).spawn(3)
     )
     columns = {
-        **_means(values, (first, second), bootstrap=bootstrap, confidence=confidence, rng=rng_boot),
+        **_means(values, (first, second), statistics, rng=rng_boot),
         **_counts(values[:, second] - values[:, first]),
-        **_tests(
-            values, (first, second), trials=trials, correction=correction, rngs=(rng_flip, rng_perm)
-        ),
+        **_tests(values, (first, second), statistics, rngs=(rng_flip, rng_perm)),
     }
     n_measures, n_pairs = len(names), first.size
     out = pl.DataFrame(
@@ -128,23 +151,7 @@ def compare_pairs(
         },
         schema_overrides={"measure": pl.String},
     )
-    return out.with_columns(significant=pl.col("p_randomization_adjusted") < alpha)
-
-
-def check_correction(correction: object) -> None:
-    """``correction`` is one of :data:`~polars_graded.compare.CORRECTIONS`.
-
-    Examples
-    --------
-    >>> check_correction("x")
-    Traceback (most recent call last):
-    ...
-    polars_graded.errors.InvalidValueError: correction must be 'holm', 'bh' or 'none', got 'x'
-    """
-    if correction not in CORRECTIONS:
-        choices = ", ".join(map(repr, CORRECTIONS[:-1])) + f" or {CORRECTIONS[-1]!r}"
-        msg = f"correction must be {choices}, got {correction!r}"
-        raise InvalidValueError(msg)
+    return out.with_columns(significant=pl.col("p_randomization_adjusted") < statistics.alpha)
 
 
 def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
@@ -225,9 +232,8 @@ def tukey_hsd_p(values: np.ndarray, trials: int, rng: np.random.Generator) -> np
 def _means(
     values: np.ndarray,
     pairs: tuple[np.ndarray, np.ndarray],
+    statistics: Statistics,
     *,
-    bootstrap: int,
-    confidence: float,
     rng: np.random.Generator,
 ) -> dict[str, np.ndarray]:
     """Means of each pair's systems, their difference and its paired bootstrap interval,
@@ -235,8 +241,9 @@ def _means(
     first, second = pairs
     n_measures, n_systems, n_queries = values.shape
     mean = values.mean(axis=2)
-    boot = bootstrap_means(values.reshape(n_measures * n_systems, n_queries), bootstrap, rng)
-    boot = boot.reshape(n_measures, n_systems, bootstrap)
+    resamples, confidence = statistics.bootstrap, statistics.confidence
+    boot = bootstrap_means(values.reshape(n_measures * n_systems, n_queries), resamples, rng)
+    boot = boot.reshape(n_measures, n_systems, resamples)
     quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]
     # One measure at a time: (pair, resample) differences stay small.
     diff_ci = np.stack([np.quantile(b[second] - b[first], quantiles, axis=1) for b in boot], axis=1)
@@ -259,13 +266,13 @@ def _counts(differences: np.ndarray) -> dict[str, np.ndarray]:
 def _tests(
     values: np.ndarray,
     pairs: tuple[np.ndarray, np.ndarray],
+    statistics: Statistics,
     *,
-    trials: int,
-    correction: Correction,
     rngs: tuple[np.random.Generator, np.random.Generator],
 ) -> dict[str, np.ndarray]:
     """Sign-flip p, corrected across pairs, and Tukey HSD p, as (measure, pair)."""
     first, second = pairs
+    trials = statistics.trials
     n_measures, _, n_queries = values.shape
     differences = values[:, second] - values[:, first]
     p_flip = randomization_p(differences.reshape(-1, n_queries), trials, rngs[0])
@@ -274,7 +281,7 @@ def _tests(
     p_tukey = np.stack([tukey_hsd_p(v, trials, rngs[1])[first, second] for v in values])
     return {
         "p_randomization": p_flip,
-        "p_randomization_adjusted": adjust(p_flip, correction),
+        "p_randomization_adjusted": adjust(p_flip, statistics.correction),
         "p_tukey": p_tukey,
     }
 
@@ -285,7 +292,7 @@ def significance_matrix(
     *,
     by: str = "system",
     p_value: str = "p_randomization_adjusted",
-    alpha: float = 0.05,
+    alpha: float = DEFAULTS.alpha,
 ) -> pl.DataFrame:
     """The result of :func:`compare_pairs` for one measure as a system-by-system matrix.
 
@@ -338,7 +345,7 @@ def compact_letters(
     *,
     by: str = "system",
     p_value: str = "p_randomization_adjusted",
-    alpha: float = 0.05,
+    alpha: float = DEFAULTS.alpha,
 ) -> pl.DataFrame:
     """The compact letter display of one measure of :func:`compare_pairs`: two systems
     share a letter exactly when their difference is not significant.

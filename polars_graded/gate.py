@@ -18,16 +18,10 @@ import numpy as np
 import polars as pl
 
 from polars_graded.api import evaluate
-from polars_graded.compare import (
-    MissingPolicy,
-    by_column,
-    check_count,
-    check_fraction,
-    check_missing,
-    query_grid,
-)
+from polars_graded.compare import by_column, query_grid
 from polars_graded.errors import InvalidValueError
 from polars_graded.options import ColumnOptions
+from polars_graded.statistics import DEFAULTS, MissingPolicy, Statistics
 
 GATE_COLUMNS: Final = (
     "measure",
@@ -69,10 +63,10 @@ def gate(
     baseline: object,
     candidate: object,
     max_drop: float,
-    alpha: float = 0.05,
-    missing: MissingPolicy = "zero",
-    bootstrap: int = 10_000,
-    seed: int = 0,
+    alpha: float = DEFAULTS.alpha,
+    missing: MissingPolicy = DEFAULTS.missing,
+    bootstrap: int = DEFAULTS.bootstrap,
+    seed: int = DEFAULTS.seed,
     **columns: Unpack[ColumnOptions],
 ) -> GateResult:
     """Test, per measure, that the candidate is not worse than the baseline by ``max_drop``.
@@ -140,9 +134,8 @@ def gate(
     """
     by = by_column(columns.get("by", "system"), depth=2)
     columns["by"] = by  # the default too: evaluate keys rows by it
-    check_missing(missing)
-    check_count("bootstrap", bootstrap)
-    check_fraction("alpha", alpha)
+    # The gate's options, checked as the comparisons' are (the others keep their defaults).
+    statistics = Statistics(missing=missing, bootstrap=bootstrap, alpha=alpha, seed=seed)
     _check_margin(max_drop)
     _import_ttest()  # before the work: a missing scipy is found at once
     lazy = table.lazy()
@@ -151,13 +144,11 @@ def gate(
     per_query = evaluate(pair, measures, **columns).collect()
     query = columns.get("query", "query")
     names = [c for c in per_query.columns if c not in (by, query)]
-    grid = query_grid(per_query, [baseline, candidate], missing, by=by, query=query)
+    grid = query_grid(per_query, [baseline, candidate], statistics.missing, by=by, query=query)
     values = grid.select(names).to_numpy().T.reshape(len(names), 2, -1)
     _check_queries(values.shape[2])
     rows = [
-        _measure_row(
-            name, v[0], v[1], max_drop=max_drop, alpha=alpha, bootstrap=bootstrap, seed=seed
-        )
+        _measure_row(name, v[0], v[1], max_drop=max_drop, statistics=statistics)
         for name, v in zip(names, values, strict=True)
     ]
     out = pl.DataFrame(rows, schema=_SCHEMA, orient="row")
@@ -179,14 +170,12 @@ def _measure_row(
     cand: np.ndarray,
     *,
     max_drop: float,
-    alpha: float,
-    bootstrap: int,
-    seed: int,
+    statistics: Statistics,
 ) -> tuple[object, ...]:
     """One measure's row of the verdict."""
-    d = cand - base
+    d, alpha = cand - base, statistics.alpha
     p = one_sided_p(d, max_drop)
-    lower = bootstrap_lower(d, alpha, bootstrap, seed)
+    lower = bootstrap_lower(d, alpha, statistics.bootstrap, statistics.seed)
     return (name, d.size, base.mean(), cand.mean(), d.mean(), lower, p, p < alpha)
 
 

@@ -26,19 +26,13 @@ from typing import Unpack
 import polars as pl
 
 from polars_graded import api
-from polars_graded.compare import (
-    MissingPolicy,
-    by_column,
-    check_count,
-    check_missing,
-    order_systems,
-    query_grid,
-)
+from polars_graded.compare import by_column, order_systems, query_grid
 from polars_graded.defaults import DEFAULT_MEASURES, ENGINE
 from polars_graded.errors import InvalidValueError
 from polars_graded.measures import Judged, Measure, MeasureSpec, as_named_measures
 from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.ranking import ranking_order
+from polars_graded.statistics import DEFAULTS, MissingPolicy, check_count, check_missing
 from polars_graded.validate import check_schema
 
 SCENARIOS: tuple[str, str, str] = ("value", "unjudged_relevant", "judged_only")
@@ -90,7 +84,7 @@ def judgment_bounds(
     *,
     unjudged_label: float | None = None,
     judged_at: int = 10,
-    missing: MissingPolicy = "zero",
+    missing: MissingPolicy = DEFAULTS.missing,
     **columns: Unpack[ColumnOptions],
 ) -> pl.DataFrame:
     """Each system's mean per measure with unjudged retrieved rows not relevant, relevant,

@@ -14,8 +14,8 @@ from typing import Literal, get_args
 
 import polars as pl
 
-from polars_graded.compare import check_fraction
 from polars_graded.errors import InvalidValueError, MissingColumnError
+from polars_graded.statistics import DEFAULTS, check_fraction
 
 Marks = Literal["triangles", "daggers"]
 """How :func:`means_latex` marks a significant difference from the baseline."""
@@ -114,7 +114,7 @@ def means_latex(
     by: str = "system",
     measures: Sequence[str] | None = None,
     order: Sequence[object] | None = None,
-    alpha: float = 0.05,
+    alpha: float = DEFAULTS.alpha,
     marks: Marks = "triangles",
     decimals: int = 4,
     caption: str | None = None,

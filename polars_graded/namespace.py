@@ -23,6 +23,7 @@ from polars_graded.compare import compare as compare_values
 from polars_graded.measures import MeasureSpec, as_named_measures, generate, registry
 from polars_graded.measures.base import Measure
 from polars_graded.options import ColumnOptions, TiePolicy, as_by
+from polars_graded.statistics import DEFAULTS
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 MeasureArg = MeasureSpec
@@ -121,12 +122,12 @@ class GradedNamespace(Generic[FrameT]):
         *,
         by: str | Sequence[str] = "system",
         baseline: object | None = None,
-        missing: str = "zero",
-        trials: int = 10_000,
-        bootstrap: int = 10_000,
-        confidence: float = 0.95,
-        alpha: float = 0.05,
-        seed: int = 0,
+        missing: str = DEFAULTS.missing,
+        trials: int = DEFAULTS.trials,
+        bootstrap: int = DEFAULTS.bootstrap,
+        confidence: float = DEFAULTS.confidence,
+        alpha: float = DEFAULTS.alpha,
+        seed: int = DEFAULTS.seed,
         query: str = "query",
         item: str = "item",
         score: str = "score",

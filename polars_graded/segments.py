@@ -17,6 +17,7 @@ the segments' differences: it can reverse in some segments, never in all.)
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -25,18 +26,15 @@ import polars as pl
 from polars_graded.compare import (
     OUTPUT_COLUMNS,
     TIE_TOLERANCE,
-    Correction,
-    MissingPolicy,
     by_column,
-    check_count,
-    check_options,
-    compare,
+    compare_with,
     query_grid,
     value_matrix,
 )
-from polars_graded.compare_pairs import adjust, check_correction
+from polars_graded.compare_pairs import adjust
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.options import as_by
+from polars_graded.statistics import DEFAULTS, Correction, MissingPolicy, Statistics, check_count
 
 SEGMENT_COLUMNS = (
     "measure",
@@ -75,6 +73,9 @@ _FROM_COMPARE = tuple(c for c in OUTPUT_COLUMNS if c in SEGMENT_COLUMNS and c !=
 is recounted: compare sees the segment's grid, where nothing is missing)."""
 _PRESENT = "__pg_present"
 
+MIN_QUERIES = 20
+"""The fewest compared queries a tested segment has, by default."""
+
 
 def compare_segments(
     per_query: pl.DataFrame | pl.LazyFrame,
@@ -84,14 +85,14 @@ def compare_segments(
     by: str | Sequence[str] = "system",
     query: str = "query",
     baseline: object | None = None,
-    min_queries: int = 20,
-    correction: Correction = "holm",
-    missing: MissingPolicy = "zero",
-    trials: int = 10_000,
-    bootstrap: int = 10_000,
-    confidence: float = 0.95,
-    alpha: float = 0.05,
-    seed: int = 0,
+    min_queries: int = MIN_QUERIES,
+    correction: Correction = DEFAULTS.correction,
+    missing: MissingPolicy = DEFAULTS.missing,
+    trials: int = DEFAULTS.trials,
+    bootstrap: int = DEFAULTS.bootstrap,
+    confidence: float = DEFAULTS.confidence,
+    alpha: float = DEFAULTS.alpha,
+    seed: int = DEFAULTS.seed,
 ) -> pl.DataFrame:
     """Compare every system with a baseline within each segment of the queries.
 
@@ -180,9 +181,47 @@ def compare_segments(
     'fewer than 20 queries: not tested'
     """
     by = by_column(by)
-    check_options(missing, trials, bootstrap, confidence, alpha)
-    check_correction(correction)
+    statistics = Statistics(missing, trials, bootstrap, confidence, alpha, seed, correction)
+    return compare_segments_with(
+        per_query,
+        measures,
+        statistics,
+        segment=segment,
+        by=by,
+        query=query,
+        baseline=baseline,
+        min_queries=min_queries,
+    )
+
+
+def compare_segments_with(
+    per_query: pl.DataFrame | pl.LazyFrame,
+    measures: Sequence[str] | None,
+    statistics: Statistics,
+    *,
+    segment: str | Sequence[str],
+    by: str = "system",
+    query: str = "query",
+    baseline: object | None = None,
+    min_queries: int = MIN_QUERIES,
+) -> pl.DataFrame:
+    """:func:`compare_segments` with its options checked already, as ``statistics``;
+    ``by`` names one column.
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame({
+    ...     "system": ["a"] * 2 + ["b"] * 2, "lang": ["en", "de"] * 2, "query": [1, 2] * 2,
+    ...     "ap": [0.5, 1.0, 1.0, 0.5],
+    ... })
+    >>> out = compare_segments_with(
+    ...     per_query, None, Statistics(trials=9, bootstrap=9), segment="lang", min_queries=1
+    ... )
+    >>> out.select("lang", "system", "diff").rows()
+    [('de', 'a', 0.0), ('de', 'b', -0.5), ('en', 'a', 0.0), ('en', 'b', 0.5)]
+    """
     check_count("min_queries", min_queries)
+    missing = statistics.missing
     frame = per_query.collect() if isinstance(per_query, pl.LazyFrame) else per_query
     columns = _segment_columns(frame, segment, measures, by=by, query=query)
     # Before value_matrix: a query in two segments is often also a duplicated key.
@@ -195,16 +234,12 @@ def compare_segments(
     # Each segment's grid is complete (missing queries are 0 already, or left out), so
     # compare() sees the choices made over the whole table.
     within = partial(
-        compare,
+        compare_with,
         measures=names,
+        statistics=replace(statistics, missing="zero"),
         by=by,
         query=query,
         baseline=systems[0],
-        trials=trials,
-        bootstrap=bootstrap,
-        confidence=confidence,
-        alpha=alpha,
-        seed=seed,
     )
     parts = []
     for key, match, part in _segments(grid.join(labels, on=query), columns):
@@ -215,7 +250,7 @@ def compare_segments(
     out = pl.concat(parts).join(
         _overall_diff(values, systems, names), on=[by, "measure"], maintain_order="left"
     )
-    return _tests(out, min_queries=min_queries, correction=correction, alpha=alpha).select(
+    return _tests(out, min_queries=min_queries, statistics=statistics).select(
         *columns, by, *SEGMENT_COLUMNS
     )
 
@@ -382,9 +417,7 @@ def _overall_diff(values: np.ndarray, systems: pl.Series, names: list[str]) -> p
     )
 
 
-def _tests(
-    out: pl.DataFrame, *, min_queries: int, correction: Correction, alpha: float
-) -> pl.DataFrame:
+def _tests(out: pl.DataFrame, *, min_queries: int, statistics: Statistics) -> pl.DataFrame:
     """``tested``, ``note``, and the p-values corrected per measure across the tested
     segments x systems; untested segments' p-values null."""
     tested = pl.col("n_queries") >= min_queries
@@ -398,10 +431,10 @@ def _tests(
     adjusted = np.full_like(p, np.nan)
     for name in np.unique(measure):
         rows = (measure == name) & ~np.isnan(p)
-        adjusted[rows] = adjust(p[rows], correction)
+        adjusted[rows] = adjust(p[rows], statistics.correction)
     out = out.with_columns(
         p_randomization_adjusted=pl.Series(adjusted).fill_nan(None),
     )
     return out.with_columns(
-        significant=(pl.col("p_randomization_adjusted") < alpha).fill_null(False)
+        significant=(pl.col("p_randomization_adjusted") < statistics.alpha).fill_null(False)
     )

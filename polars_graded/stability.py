@@ -21,13 +21,13 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from polars_graded.compare import check_fraction
 from polars_graded.errors import (
     ColumnTypeError,
     DuplicateKeyError,
     InvalidValueError,
     MissingColumnError,
 )
+from polars_graded.statistics import DEFAULTS, check_fraction
 
 CORRELATION_COLUMNS = ("variant_a", "variant_b", "n_systems", "tau", "tau_ap")
 """The columns of :func:`rank_correlations`."""
@@ -282,7 +282,7 @@ def _pair(a: np.ndarray, b: np.ndarray) -> tuple[int, float, float]:
 
 
 def discriminative_power(
-    pairs: pl.DataFrame, *, alpha: float = 0.05, p: str = "p_randomization_adjusted"
+    pairs: pl.DataFrame, *, alpha: float = DEFAULTS.alpha, p: str = "p_randomization_adjusted"
 ) -> pl.DataFrame:
     """Per measure, the share of pairs of systems found significantly different (Sakai 2006).
 

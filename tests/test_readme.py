@@ -3,7 +3,8 @@
 The ```python blocks run in order in one namespace, as the cells of a notebook, in a folder
 holding the files the README names (``runs.parquet`` with a ``system`` column,
 ``ranked_log.parquet`` in ranked order, ``logs/`` of Parquet files, the TREC files
-``run.txt``, ``qrels.txt``, ``bm25.txt``, ``splade.txt``); a LazyFrame a block leaves as an
+``run.txt``, ``qrels.txt``, ``bm25.txt``, ``splade.txt``; ``topics.csv``, Robust 2003's
+topics as old or new); a LazyFrame a block leaves as an
 expression is collected, as the next cell would. The ``polars-graded`` commands of the
 ```bash blocks run in process (``cli.main``) in the same folder; those on ``../shared/data``
 run when the data is there (they fail under ``CI=true`` without it). A block that cannot
@@ -140,6 +141,10 @@ def write_fixtures(root: Path) -> None:
         write_trec_file(root / f"{system}.txt", run)
     write_trec_file(root / "run.txt", trec_text(one)[0])
     write_trec_file(root / "qrels.txt", qrels)
+    topics = [*range(301, 451), *range(601, 651)]  # Robust 2003's old and new topics
+    pl.DataFrame(
+        {"query": topics, "topics": ["old" if q < 600 else "new" for q in topics]}
+    ).write_csv(root / "topics.csv")
 
 
 @pytest.fixture(scope="module")
@@ -208,3 +213,46 @@ def test_readme_commands(
     code = cli.main(words[1:])
     _, err = capsys.readouterr()
     assert code == 0, f"{block.where}: {shlex.join(words)} exited {code}: {err}"
+
+
+# --------------------------------------------------------------------------- quoted numbers
+
+
+def markdown_tables(text: str) -> list[list[dict[str, str]]]:
+    """Every pipe table of ``text``: a header row, then rows (a separator row is skipped)."""
+    tables: list[list[dict[str, str]]] = []
+    head: list[str] | None = None
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            head = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if all(set(c) <= set("-: ") for c in cells):
+            continue
+        if head is None or cells[0] in ("system", "pair", "topics"):
+            head = cells
+            tables.append([])
+        else:
+            tables[-1].append(dict(zip(head, cells, strict=True)))
+    return tables
+
+
+def test_readme_quotes_the_robust_report(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
+) -> None:
+    """Every row the README quotes from the Robust 2003 report (the ```text tables under
+    "Trusting the verdict") is a row of the report its command writes, cell for cell."""
+    command = next(str(p.values[1]) for p in BASH if "--segment-table" in str(p.values[1]))
+    monkeypatch.chdir(folder)
+    words = _words(command)
+    out = tmp_path / "report"
+    code = cli.main([*words[1 : words.index("--out")], "--out", str(out)])
+    assert code == 0, capsys.readouterr()
+    written = [row for table in markdown_tables((out / "report.md").read_text()) for row in table]
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("### Trusting the verdict") : text.index("### A regression gate")]
+    quoted = [b for b in readme_blocks() if b.lang == "text" and b.code in section]
+    rows = [row for b in quoted for table in markdown_tables(b.code) for row in table]
+    assert len(rows) >= 10
+    for row in rows:
+        assert any(all(w.get(k) == v for k, v in row.items()) for w in written), row

@@ -96,7 +96,7 @@ def test_power_counts_the_pairs(tied: Report) -> None:
     assert tied.pairs is not None and tied.power is not None
     for measure, n_pairs, n_significant, share in tied.power.rows():
         rows = tied.pairs.filter(pl.col("measure") == measure)
-        hits = int((rows["p_randomization_adjusted"] < tied.settings.alpha).sum())
+        hits = int((rows["p_randomization_adjusted"] < tied.settings.statistics.alpha).sum())
         assert (n_pairs, n_significant, share) == (rows.height, hits, hits / rows.height)
     assert tied.power["measure"].to_list() == MEASURES
 

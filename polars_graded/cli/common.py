@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import glob
 import inspect
 import os
@@ -35,6 +36,7 @@ from polars_graded.measures.grammar import split_top_level
 from polars_graded.measures.registry import measure_help
 from polars_graded.options import TIE_POLICIES, TableSpec
 from polars_graded.report import run_names, trec_table
+from polars_graded.statistics import DEFAULTS, Statistics
 
 PROG: Final = "polars-graded"
 SYSTEM: Final = "system"
@@ -283,6 +285,49 @@ def add_ties_option(parser: argparse.ArgumentParser) -> None:
             "pessimistic), or the expected value over every order of the tied rows (average)"
         ),
     )
+
+
+def add_statistics_option(
+    parser: argparse.ArgumentParser,
+    name: str,
+    kind: Callable[[str], Any],
+    text: str,
+    *aliases: str,
+    metavar: str = "N",
+) -> None:
+    """``--name`` (then ``aliases``), an option of
+    :class:`~polars_graded.statistics.Statistics`: its default is the one of
+    :data:`~polars_graded.statistics.DEFAULTS`, and its help ``text`` says which.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_statistics_option(parser, "trials", positive, "randomization-test trials")
+    >>> parser.parse_args([]).trials, "trials (default: 10000)" in parser.format_help()
+    (10000, True)
+    """
+    default = getattr(DEFAULTS, name)
+    parser.add_argument(
+        f"--{name}",
+        *aliases,
+        metavar=metavar,
+        type=kind,
+        default=default,
+        help=f"{text} (default: {default})",
+    )
+
+
+def statistics_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of :class:`~polars_graded.statistics.Statistics` that ``args`` has, as
+    keyword arguments.
+
+    Examples
+    --------
+    >>> statistics_arguments(argparse.Namespace(alpha=0.1, title="x", seed=2))
+    {'alpha': 0.1, 'seed': 2}
+    """
+    given = vars(args)
+    return {f.name: given[f.name] for f in dataclasses.fields(Statistics) if f.name in given}
 
 
 def measure_list() -> str:

@@ -21,16 +21,18 @@ from polars_graded.cli.common import (
     CommandError,
     InputHelp,
     add_input_options,
+    add_statistics_option,
     add_ties_option,
     check_folder,
     positive,
     reading,
     split_measures,
+    statistics_arguments,
     systems_table,
     table_spec,
 )
-from polars_graded.compare import MISSING_POLICIES
 from polars_graded.gate import GateResult, gate
+from polars_graded.statistics import DEFAULTS, MISSING_POLICIES
 
 _INPUT: Final = InputHelp(
     table=(
@@ -67,22 +69,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="D",
         help="the margin: the largest drop of a measure's mean the candidate may show",
     )
-    parser.add_argument(
-        "--alpha", metavar="P", type=float, default=0.05, help="level of the test (default: 0.05)"
+    add_statistics_option(parser, "alpha", float, "level of the test", metavar="P")
+    add_statistics_option(
+        parser, "bootstrap", positive, "bootstrap resamples for the lower bound", "--trials"
     )
-    parser.add_argument(
-        "--bootstrap",
-        "--trials",
-        metavar="N",
-        type=positive,
-        default=10_000,
-        help="bootstrap resamples for the lower bound (default: 10000)",
-    )
-    parser.add_argument("--seed", metavar="N", type=int, default=0, help="random seed (default: 0)")
+    add_statistics_option(parser, "seed", int, "random seed")
     parser.add_argument(
         "--missing",
         choices=MISSING_POLICIES,
-        default="zero",
+        default=DEFAULTS.missing,
         help="a query one system lacks: scores 0 (zero, default) or is left out (common)",
     )
     parser.add_argument("--json", metavar="PATH", help="write the verdict as JSON to PATH")
@@ -120,10 +115,7 @@ def run(args: argparse.Namespace) -> int:
             baseline=args.baseline,
             candidate=args.candidate,
             max_drop=args.max_drop,
-            alpha=args.alpha,
-            missing=args.missing,
-            bootstrap=args.bootstrap,
-            seed=args.seed,
+            **statistics_arguments(args),
             **spec.options(),
         )
     print("\n".join(verdict_lines(result, args)))

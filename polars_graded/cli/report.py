@@ -15,18 +15,20 @@ from polars_graded.cli.common import (
     CommandError,
     InputHelp,
     add_input_options,
+    add_statistics_option,
     add_ties_option,
     check_folder,
     positive,
     read_table,
     reading,
     split_measures,
+    statistics_arguments,
     systems_table,
     table_spec,
 )
-from polars_graded.compare import CORRECTIONS
 from polars_graded.defaults import REPORT_MEASURES
 from polars_graded.report import build_report, require_extras
+from polars_graded.statistics import CORRECTIONS, DEFAULTS, MISSING_POLICIES
 
 _INPUT: Final = InputHelp(
     table=(
@@ -91,9 +93,9 @@ def _add_section_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--correction",
         choices=CORRECTIONS,
-        default="holm",
+        default=DEFAULTS.correction,
         help="correction across pairs of systems, and across segments x systems "
-        "(default: holm; bh: Benjamini-Hochberg)",
+        f"(default: {DEFAULTS.correction}; bh: Benjamini-Hochberg)",
     )
     parser.add_argument(
         "--segment",
@@ -132,36 +134,18 @@ def _add_section_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_statistics_options(parser: argparse.ArgumentParser) -> None:
     """The tests and intervals: trials, resamples, seed, missing queries, alpha, coverage."""
-    parser.add_argument(
-        "--trials",
-        metavar="N",
-        type=positive,
-        default=10_000,
-        help="randomization-test trials (default: 10000)",
-    )
-    parser.add_argument(
-        "--bootstrap",
-        metavar="N",
-        type=positive,
-        default=10_000,
-        help="bootstrap resamples (default: 10000)",
-    )
-    parser.add_argument("--seed", metavar="N", type=int, default=0, help="random seed (default: 0)")
+    add_statistics_option(parser, "trials", positive, "randomization-test trials")
+    add_statistics_option(parser, "bootstrap", positive, "bootstrap resamples")
+    add_statistics_option(parser, "seed", int, "random seed")
     parser.add_argument(
         "--missing",
-        choices=("zero", "common"),
-        default="zero",
+        choices=MISSING_POLICIES,
+        default=DEFAULTS.missing,
         help="a query a system lacks: scores 0 (zero, default) or only common queries compared",
     )
-    parser.add_argument(
-        "--alpha", metavar="P", type=float, default=0.05, help="significance level (default: 0.05)"
-    )
-    parser.add_argument(
-        "--confidence",
-        metavar="C",
-        type=float,
-        default=0.95,
-        help="coverage of the bootstrap intervals (default: 0.95)",
+    add_statistics_option(parser, "alpha", float, "significance level", metavar="P")
+    add_statistics_option(
+        parser, "confidence", float, "coverage of the bootstrap intervals", metavar="C"
     )
 
 
@@ -202,16 +186,10 @@ def run(args: argparse.Namespace) -> int:
             measures,
             **spec.options(),
             baseline=args.baseline,
-            missing=args.missing,
-            trials=args.trials,
-            bootstrap=args.bootstrap,
-            confidence=args.confidence,
-            alpha=args.alpha,
-            seed=args.seed,
+            **statistics_arguments(args),
             title=args.title,
             differences="all" if differences == ["all"] else differences,
             source=source,
-            correction=args.correction,
             all_pairs=args.all_pairs,
             segment=segment,
             min_queries=args.min_queries,
@@ -264,7 +242,8 @@ def with_segments(
         raise CommandError(msg)
     dtype = frame.lazy().collect_schema()[query]
     table = table.select(pl.col(query).cast(dtype), *segment)
-    return frame.lazy().join(table.lazy(), on=query, how="left"), segment
+    joined = frame.lazy().join(table.lazy(), on=query, how="left", maintain_order="left")
+    return joined, segment
 
 
 def output_folder(text: str) -> Path:

@@ -11,7 +11,7 @@ from typing import Literal, Unpack
 import polars as pl
 
 from polars_graded import api
-from polars_graded.compare import Correction, MissingPolicy, compare, order_systems, query_grid
+from polars_graded.compare import compare_with, order_systems, query_grid
 from polars_graded.defaults import ENGINE, REPORT_MEASURES
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.measures import as_measures
@@ -20,6 +20,8 @@ from polars_graded.report.content import Description, Report, Settings
 from polars_graded.report.inputs import report_spec
 from polars_graded.report.sections import BLOCK_STEPS
 from polars_graded.report.ties import tie_effects
+from polars_graded.segments import MIN_QUERIES
+from polars_graded.statistics import DEFAULTS, Correction, MissingPolicy, Statistics
 
 EXTRAS = ("matplotlib", "scipy")
 """The packages a report needs beyond the library's own."""
@@ -105,20 +107,20 @@ def compute_report(
     measures: Sequence[str] | str | None = None,
     *,
     baseline: str | None = None,
-    missing: MissingPolicy = "zero",
-    trials: int = 10_000,
-    bootstrap: int = 10_000,
-    confidence: float = 0.95,
-    alpha: float = 0.05,
-    seed: int = 0,
+    missing: MissingPolicy = DEFAULTS.missing,
+    trials: int = DEFAULTS.trials,
+    bootstrap: int = DEFAULTS.bootstrap,
+    confidence: float = DEFAULTS.confidence,
+    alpha: float = DEFAULTS.alpha,
+    seed: int = DEFAULTS.seed,
     title: str = "Evaluation report",
     differences: Sequence[str] | Literal["all"] | None = None,
     source: str = "",
     system: str | None = None,
-    correction: Correction = "holm",
+    correction: Correction = DEFAULTS.correction,
     all_pairs: bool = False,
     segment: str | Sequence[str] = (),
-    min_queries: int = 20,
+    min_queries: int = MIN_QUERIES,
     unjudged_label: float | None = None,
     **columns: Unpack[ColumnOptions],
 ) -> Report:
@@ -196,16 +198,11 @@ def compute_report(
     settings = Settings(
         measures=names,
         baseline=_baseline(per_query, spec, baseline),
-        missing=missing,
-        trials=trials,
-        bootstrap=bootstrap,
-        confidence=confidence,
-        alpha=alpha,
-        seed=seed,
         title=title,
         differences=_differences(differences, names),
+        # After the baseline and the measures: the comparison checked them first.
+        statistics=Statistics(missing, trials, bootstrap, confidence, alpha, seed, correction),
         ties=spec.ties,
-        correction=correction,
         all_pairs=all_pairs,
         segment=(segment,) if isinstance(segment, str) else tuple(segment),
         min_queries=min_queries,
@@ -248,18 +245,13 @@ def _report(
 ) -> Report:
     """The comparison, the thresholds, the description and the ties around ``per_query``."""
     system = spec.by[0]
-    comparison = compare(
+    comparison = compare_with(
         per_query.with_columns(pl.col(system).cast(pl.String)),
         list(settings.measures),
+        settings.statistics,
         by=system,
         query=spec.query,
         baseline=settings.baseline,
-        missing=settings.missing,
-        trials=settings.trials,
-        bootstrap=settings.bootstrap,
-        confidence=settings.confidence,
-        alpha=settings.alpha,
-        seed=settings.seed,
     ).rename({system: "system"})  # the key is ``system`` in the report
     thresholds = api.per_threshold(lf, **spec.options()).collect()
     order = _order(comparison, settings)
@@ -270,7 +262,9 @@ def _report(
         thresholds=thresholds.with_columns(pl.col(system).cast(pl.String)),
         description=_describe(lf, spec),
         order=order,
-        ties=tie_effects(lf, per_query, spec, settings.measures, order, missing=settings.missing),
+        ties=tie_effects(
+            lf, per_query, spec, settings.measures, order, missing=settings.statistics.missing
+        ),
         system=system,
         query=spec.query,
         source=source,
@@ -304,7 +298,7 @@ def paired_differences(report: Report, measure: str) -> pl.DataFrame:
     values = report.per_query.select(
         system=pl.col(report.system).cast(pl.String), query=pl.col(report.query), value=measure
     )
-    grid = query_grid(values, report.order, report.settings.missing)
+    grid = query_grid(values, report.order, report.settings.statistics.missing)
     base = grid.filter(pl.col("system") == report.settings.baseline).select("query", base="value")
     others = grid.filter(pl.col("system") != report.settings.baseline).join(base, on="query")
     return others.select("system", "query", diff=pl.col("value") - pl.col("base"))

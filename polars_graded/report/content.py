@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 import polars as pl
 
 import polars_graded
-from polars_graded.compare import Correction, MissingPolicy
 from polars_graded.options import Ties
+from polars_graded.segments import MIN_QUERIES
+from polars_graded.statistics import DEFAULTS, Statistics
 
 FILES: tuple[str, str, str] = ("report.html", "report.md", "per_query.parquet")
 """The files of a report, in the order of :class:`~polars_graded.report.ReportFiles`."""
@@ -20,29 +21,26 @@ FILES: tuple[str, str, str] = ("report.html", "report.md", "per_query.parquet")
 @dataclass(frozen=True)
 class Settings:
     """The measures, the baseline, and the tests' parameters (see
-    :func:`~polars_graded.report.compute_report`); ``ties`` is the checked tie policy.
+    :func:`~polars_graded.report.compute_report`); ``ties`` is the checked tie policy,
+    ``statistics`` the checked options of the tests and intervals.
 
     Examples
     --------
     >>> Settings(measures=("ap",), baseline="bm25").ties.policy
     'trec_eval'
+    >>> Settings(measures=("ap",), baseline="bm25").statistics.trials
+    10000
     """
 
     measures: tuple[str, ...]
     baseline: str
-    missing: MissingPolicy = "zero"
-    trials: int = 10_000
-    bootstrap: int = 10_000
-    confidence: float = 0.95
-    alpha: float = 0.05
-    seed: int = 0
+    statistics: Statistics = DEFAULTS
     title: str = "Evaluation report"
     differences: tuple[str, ...] = ()
     ties: Ties = field(default_factory=Ties)
-    correction: Correction = "holm"
     all_pairs: bool = False
     segment: tuple[str, ...] = ()
-    min_queries: int = 20
+    min_queries: int = MIN_QUERIES
     unjudged_label: float | None = None
 
 

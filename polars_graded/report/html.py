@@ -250,12 +250,15 @@ def _summary(report: Report) -> str:
 
 def _measures(report: Report) -> str:
     s = report.settings
+    stats = s.statistics
     bars = [
-        _figure(measure_bars(report.comparison, m, report.order, s.confidence), f"{m} per system")
+        _figure(
+            measure_bars(report.comparison, m, report.order, stats.confidence), f"{m} per system"
+        )
         for m in s.measures
     ]
     caption = (
-        f"Mean per system with its {s.confidence:.0%} bootstrap interval; dashed line: the "
+        f"Mean per system with its {stats.confidence:.0%} bootstrap interval; dashed line: the "
         f"baseline's mean. Grey: the baseline; blue {BETTER} / orange {WORSE}: significantly "
         "better / worse than it; light blue: no significant difference."
     )

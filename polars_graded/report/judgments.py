@@ -52,7 +52,7 @@ def add_judgments(lf: pl.LazyFrame, spec: TableSpec, report: Report) -> Report:
         measures,
         unjudged_label=report.settings.unjudged_label,
         judged_at=JUDGED_AT,
-        missing=report.settings.missing,
+        missing=report.settings.statistics.missing,
         **spec.options(),
     )
     system = spec.by[0]

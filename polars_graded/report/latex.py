@@ -28,6 +28,7 @@ def to_latex_report(report: Report) -> str:
     ('% Evaluation report: polars_graded report.tex', True, False)
     """
     s = report.settings
+    stats = s.statistics
     title = escape(s.title)
     parts = [
         f"% {s.title}: polars_graded {LATEX_FILE}",
@@ -38,7 +39,7 @@ def to_latex_report(report: Report) -> str:
             report.comparison,
             measures=s.measures,
             order=report.order,
-            alpha=s.alpha,
+            alpha=stats.alpha,
             caption=f"{title}: mean per system over {_queries(report):,} queries.",
             label="tab:means",
         ),
@@ -48,7 +49,7 @@ def to_latex_report(report: Report) -> str:
             letters_table(report, report.pairs),
             caption=f"{title}: compact letters per measure. Systems that share a letter are "
             f"not significantly different (two-sided paired randomization test, "
-            f"{_correction(report)}, $\\alpha = {s.alpha:g}$).",
+            f"{_correction(report)}, $\\alpha = {stats.alpha:g}$).",
             label="tab:letters",
         )
         parts += ["", letters]
@@ -64,4 +65,5 @@ def _correction(report: Report) -> str:
     """The correction across pairs, in words."""
     n = len(report.order)
     pairs = n * (n - 1) // 2
-    return f"p-values {CORRECTION_NAMES[report.settings.correction]} over the {pairs} pairs"
+    correction = CORRECTION_NAMES[report.settings.statistics.correction]
+    return f"p-values {correction} over the {pairs} pairs"

@@ -87,8 +87,8 @@ def _measures(report: Report) -> list[str]:
         }
     )
     caption = (
-        f"Mean per system with its {s.confidence:.0%} bootstrap interval ({s.bootstrap:,} "
-        f"resamples); the bar charts are in {FILES[0]}."
+        f"Mean per system with its {s.statistics.confidence:.0%} bootstrap interval "
+        f"({s.statistics.bootstrap:,} resamples); the bar charts are in {FILES[0]}."
     )
     return [*_frame(frame), "", caption]
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import polars as pl
 
-from polars_graded.compare_pairs import compact_letters, compare_pairs
+from polars_graded.compare_pairs import compact_letters, compare_pairs_with
 from polars_graded.options import TableSpec
 from polars_graded.report.blocks import Section, Table
 from polars_graded.report.content import Report
@@ -42,18 +42,12 @@ def add_pairs(lf: pl.LazyFrame, spec: TableSpec, report: Report) -> Report:
     [('a', 'b', 'ap', 0.5)]
     """
     s, system = report.settings, report.system
-    pairs = compare_pairs(
+    pairs = compare_pairs_with(
         report.per_query.with_columns(pl.col(system).cast(pl.String)),
         list(s.measures),
+        s.statistics,
         by=system,
         query=report.query,
-        missing=s.missing,
-        correction=s.correction,
-        trials=s.trials,
-        bootstrap=s.bootstrap,
-        confidence=s.confidence,
-        alpha=s.alpha,
-        seed=s.seed,
     )
     keys = {f"{system}_a": "system_a", f"{system}_b": "system_b"}
     return replace(report, pairs=pairs.rename(keys))
@@ -103,7 +97,7 @@ def letters_table(report: Report, pairs: pl.DataFrame) -> pl.DataFrame:
     """
     out = pl.DataFrame({"system": list(report.order)})
     for m in report.settings.measures:
-        letters = compact_letters(pairs, m, alpha=report.settings.alpha)
+        letters = compact_letters(pairs, m, alpha=report.settings.statistics.alpha)
         mean = pl.col("mean").map_elements(fmt, pl.String)
         cells = letters.select("system", pl.format("{} {}", mean, "letters").alias(m))
         out = out.join(cells, on="system", how="left", maintain_order="left")
@@ -113,14 +107,15 @@ def letters_table(report: Report, pairs: pl.DataFrame) -> pl.DataFrame:
 def _sentence(report: Report) -> str:
     """What the section tests, with which correction and level, and what stands beside it."""
     s = report.settings
+    stats = s.statistics
     n = len(report.order)
     count = n * (n - 1) // 2
     pairs = f"{count} pair{'s' * (count != 1)}"
     return (
         f"Every system against every other ({n} systems, {pairs} per measure): two-sided "
-        f"paired randomization test ({s.trials:,} trials, seed {s.seed}), p-values "
-        f"{CORRECTION_NAMES[s.correction]} over the {pairs} of each measure, "
-        f"α = {s.alpha:g}. Beside it, the randomized Tukey HSD (Carterette 2012: one "
+        f"paired randomization test ({stats.trials:,} trials, seed {stats.seed}), p-values "
+        f"{CORRECTION_NAMES[stats.correction]} over the {pairs} of each measure, "
+        f"α = {stats.alpha:g}. Beside it, the randomized Tukey HSD (Carterette 2012: one "
         "distribution of the largest difference of means, from permuting each query's "
         "values across the systems) controls the error over all pairs by itself. "
         "polars_graded.compare_pairs gives every pair of every measure."
@@ -156,10 +151,11 @@ def _pairs_table(report: Report, pairs: pl.DataFrame, measure: str) -> pl.DataFr
 
 def _letters_caption(report: Report) -> str:
     s = report.settings
+    stats = s.statistics
     return (
         "Mean and compact letters per measure (Piepho 2004): two systems that share a letter "
-        f"are not significantly different at α = {s.alpha:g} (randomization test, "
-        f"{CORRECTION_NAMES[s.correction]}); a marks the best mean. "
+        f"are not significantly different at α = {stats.alpha:g} (randomization test, "
+        f"{CORRECTION_NAMES[stats.correction]}); a marks the best mean. "
         "polars_graded.compact_letters(pairs, measure, p_value='p_tukey') gives the letters "
         "of the Tukey HSD."
     )
@@ -167,10 +163,11 @@ def _letters_caption(report: Report) -> str:
 
 def _pairs_caption(report: Report, measure: str) -> str:
     s = report.settings
+    stats = s.statistics
     return (
         f"{measure}: every pair, the better mean first (x > y); wins / ties / losses: the "
         f"queries where x scores above, equal to and below y; diff = x − y with its "
-        f"{s.confidence:.0%} bootstrap interval ({s.bootstrap:,} resamples); p_randomization "
-        f"and p_randomization_adjusted ({CORRECTION_NAMES[s.correction]}); p_tukey: the "
-        "randomized Tukey HSD; significant: p_randomization_adjusted < α."
+        f"{stats.confidence:.0%} bootstrap interval ({stats.bootstrap:,} resamples); "
+        f"p_randomization and p_randomization_adjusted ({CORRECTION_NAMES[stats.correction]}); "
+        "p_tukey: the randomized Tukey HSD; significant: p_randomization_adjusted < α."
     )

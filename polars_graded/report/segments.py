@@ -17,7 +17,7 @@ from polars_graded.options import TableSpec
 from polars_graded.report.blocks import Part, Section, Table
 from polars_graded.report.content import Report
 from polars_graded.report.text import BETTER, CORRECTION_NAMES, WORSE, fmt, fmt_diff, marker
-from polars_graded.segments import compare_segments, segment_reversals
+from polars_graded.segments import compare_segments_with, segment_reversals
 
 NULL_SEGMENT = "(null)"
 """How a null segment value is shown."""
@@ -49,21 +49,15 @@ def add_segments(lf: pl.LazyFrame, spec: TableSpec, report: Report) -> Report:
     # which compare_segments reports.
     labels = lf.select(spec.query, *s.segment).unique().collect(engine=ENGINE)
     per_query = report.per_query.join(labels, on=spec.query, how="left")
-    segments = compare_segments(
+    segments = compare_segments_with(
         per_query.with_columns(pl.col(system).cast(pl.String)),
         list(s.measures),
+        s.statistics,
         segment=s.segment,
         by=system,
         query=spec.query,
         baseline=s.baseline,
         min_queries=s.min_queries,
-        correction=s.correction,
-        missing=s.missing,
-        trials=s.trials,
-        bootstrap=s.bootstrap,
-        confidence=s.confidence,
-        alpha=s.alpha,
-        seed=s.seed,
     )
     return dataclasses.replace(report, segments=segments.rename({system: "system"}))
 
@@ -106,7 +100,7 @@ def segments_section(report: Report) -> Section | None:
         return None
     caption = (
         f"Mean per segment; {BETTER} / {WORSE}: significantly better / worse than the "
-        f"baseline in that segment (corrected p < {report.settings.alpha:g})."
+        f"baseline in that segment (corrected p < {report.settings.statistics.alpha:g})."
     )
     frame = frame.with_columns(_labels(report.settings.segment).alias(_LABEL))
     parts: tuple[Part, ...] = (
@@ -125,6 +119,7 @@ def _labels(segment: Sequence[str]) -> pl.Expr:
 
 def _intro(report: Report, frame: pl.DataFrame) -> str:
     s = report.settings
+    stats = s.statistics
     segments = frame.get_column(_LABEL).n_unique()
     tested = frame.filter(pl.col("tested")).get_column(_LABEL).n_unique()
     tests = frame.filter(pl.col("p_randomization").is_not_null(), measure=s.measures[0]).height
@@ -138,7 +133,7 @@ def _intro(report: Report, frame: pl.DataFrame) -> str:
         return text
     return (
         f"{text} The paired randomization test's p-values are "
-        f"{CORRECTION_NAMES[s.correction]} across the {tests} tests of each measure (tested "
+        f"{CORRECTION_NAMES[stats.correction]} across the {tests} tests of each measure (tested "
         "segments × systems)."
     )
 

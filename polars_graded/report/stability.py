@@ -173,7 +173,7 @@ def _gain_means(
         pl.col(report.query).alias("query"),
         *measures,
     )
-    grid = query_grid(keyed, report.order, report.settings.missing)
+    grid = query_grid(keyed, report.order, report.settings.statistics.missing)
     means = grid.group_by("system", maintain_order=True).agg(pl.col(measures).mean())
     return means.unpivot(index="system", variable_name="variant", value_name="value").select(
         "variant", "system", "value"
@@ -195,7 +195,7 @@ def add_stability(lf: pl.LazyFrame, spec: TableSpec, report: Report) -> Report:
     stability = rank_correlations(stability_means(lf, spec, report))
     power = None
     if report.pairs is not None:
-        power = discriminative_power(report.pairs, alpha=report.settings.alpha)
+        power = discriminative_power(report.pairs, alpha=report.settings.statistics.alpha)
     return dataclasses.replace(report, stability=stability, power=power)
 
 
@@ -295,11 +295,14 @@ def _against(stability: pl.DataFrame, first: str) -> pl.DataFrame:
 def _power(report: Report) -> list[Part]:
     """Discriminative power per measure and the measure that separates systems best."""
     power, s = report.power, report.settings
+    stats = s.statistics
     if power is None or power.is_empty():
         return []
     best = power.filter(pl.col("n_significant") == pl.col("n_significant").max())
     if int(best["n_significant"][0]) == 0:
-        verdict = f"No measure finds a pair of systems significantly different at α = {s.alpha:g}."
+        verdict = (
+            f"No measure finds a pair of systems significantly different at α = {stats.alpha:g}."
+        )
     else:
         verdict = (
             f"{_joined(best['measure'].to_list())} "
@@ -309,9 +312,9 @@ def _power(report: Report) -> list[Part]:
         )
     text = (
         "Discriminative power (Sakai 2006): per measure, the pairs of systems whose "
-        f"difference is significant (two-sided paired randomization test, {s.trials:,} "
-        f"trials, {CORRECTION_NAMES[s.correction]} across the pairs of each measure, "
-        f"α = {s.alpha:g}). {verdict}"
+        f"difference is significant (two-sided paired randomization test, {stats.trials:,} "
+        f"trials, {CORRECTION_NAMES[stats.correction]} across the pairs of each measure, "
+        f"α = {stats.alpha:g}). {verdict}"
     )
     table = power.select(
         "measure",

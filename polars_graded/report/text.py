@@ -194,14 +194,16 @@ def legend(report: Report) -> str:
     '▲ / ▼: significantly better / worse than the baseline a: two'
     """
     s = report.settings
+    stats = s.statistics
     others = len(report.order) - 1
     return (
         f"{BETTER} / {WORSE}: significantly better / worse than the baseline {s.baseline}: "
-        f"two-sided paired randomization test ({s.trials:,} trials, seed {s.seed}) on the "
+        f"two-sided paired randomization test ({stats.trials:,} trials, seed {stats.seed}) on the "
         f"per-query values, p-values Holm-corrected over the {others} comparison(s) with "
-        f"the baseline of each measure, α = {s.alpha:g}. Means over queries; the mean of "
+        f"the baseline of each measure, α = {stats.alpha:g}. Means over queries; the mean of "
         f"mu_ap is µMAP and of ap is MAP. The paired t-test, its Holm-corrected p-values and "
-        f"{s.confidence:.0%} bootstrap intervals ({s.bootstrap:,} resamples) are in the details."
+        f"{stats.confidence:.0%} bootstrap intervals ({stats.bootstrap:,} resamples) are in "
+        "the details."
     )
 
 
@@ -327,7 +329,8 @@ def threshold_notes(report: Report) -> list[str]:
         lines.append(
             "These means are over the queries each system has rows for; "
             f"{_listed(partial)} lack some of the data's {d.queries:,} queries, so their "
-            f"means here differ from the summary's (missing = {report.settings.missing})."
+            "means here differ from the summary's "
+            f"(missing = {report.settings.statistics.missing})."
         )
     return lines
 
@@ -386,6 +389,7 @@ def conventions(report: Report) -> list[tuple[str, str]]:
     ['Ranking', 'Labels', 'Gain', 'Levels']
     """
     s, d = report.settings, report.description
+    st = s.statistics
     levels = [v for v in d.levels["relevance"].to_list() if v > 0]
     return [
         ("Ranking", _ranking_convention(s.ties, d.item_type)),
@@ -399,11 +403,11 @@ def conventions(report: Report) -> list[tuple[str, str]]:
          f"positive labels: {labels_text(levels)}."),
         ("Empty queries", "a query without a relevant row scores 0 on every measure and "
          "counts in the means (trec_eval -c)."),
-        ("Missing queries", f"missing = {s.missing}: {_MISSING[s.missing]}."),
+        ("Missing queries", f"missing = {st.missing}: {_MISSING[st.missing]}."),
         ("Tests", f"paired against {s.baseline}: two-sided paired t-test and randomization "
-         f"test ({s.trials:,} trials, seed {s.seed}); Holm's correction over the systems of "
-         f"each measure; α = {s.alpha:g}; percentile bootstrap over queries for the "
-         f"{s.confidence:.0%} intervals ({s.bootstrap:,} resamples, seed {s.seed})."),
+         f"test ({st.trials:,} trials, seed {st.seed}); Holm's correction over the systems of "
+         f"each measure; α = {st.alpha:g}; percentile bootstrap over queries for the "
+         f"{st.confidence:.0%} intervals ({st.bootstrap:,} resamples, seed {st.seed})."),
         ("Version", report.versions),
     ]  # fmt: skip
 

@@ -13,7 +13,7 @@ from typing import Unpack
 import polars as pl
 
 from polars_graded import api
-from polars_graded.compare import MissingPolicy, query_grid
+from polars_graded.compare import query_grid
 from polars_graded.defaults import ENGINE
 from polars_graded.measures import as_measures
 from polars_graded.options import ColumnOptions, TableSpec, TiePolicy, Ties
@@ -21,6 +21,7 @@ from polars_graded.ranking import tie_size
 from polars_graded.report.content import Report
 from polars_graded.report.inputs import report_spec
 from polars_graded.report.text import fmt_diff
+from polars_graded.statistics import DEFAULTS, MissingPolicy
 
 TIE_RULES: dict[str, str] = {
     "trec_eval": "ties by item id descending, as trec_eval",
@@ -101,7 +102,7 @@ def tie_effects(
     measures: Sequence[str],
     order: Sequence[str],
     *,
-    missing: MissingPolicy = "zero",
+    missing: MissingPolicy = DEFAULTS.missing,
 ) -> pl.DataFrame:
     """Per system and measure, the mean under the report's tie rule and under ``"average"``.
 
