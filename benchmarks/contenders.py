@@ -215,7 +215,12 @@ for _name, _measures, _engine, _doc in (
     contender(_name)(_run)
 
 
-# --- the floor: one sort per query, no measure -----------------------------------------------
+# --- the floors: one sort per query, no measure -----------------------------------------------
+# The top-k floor (floor_sort_*, floor_topk_*): the least work an @k measure needs. The ranking
+# floor (floor_rank_*): every query's labels in ranked order, whole, the least work a
+# full-depth measure such as AP needs.
+
+RANKING = pl.col("relevance").sort_by(["score", "item"], descending=True)
 
 
 def _floor(path: str, phases: Phases, kind: str, engine: str) -> pl.DataFrame:
@@ -223,9 +228,10 @@ def _floor(path: str, phases: Phases, kind: str, engine: str) -> pl.DataFrame:
     if kind == "sort":
         plan = lf.sort(["query", "score", "item"], descending=[False, True, True])
         plan = plan.group_by("query").agg(pl.col("relevance").first())
+    elif kind == "topk":
+        plan = lf.group_by("query").agg(RANKING.head(10).sum())
     else:
-        top = pl.col("relevance").sort_by(["score", "item"], descending=True).head(10).sum()
-        plan = lf.group_by("query").agg(top)
+        plan = lf.group_by("query").agg(RANKING)
     with phases("evaluate"):
         return plan.collect(engine=engine)  # type: ignore[arg-type]
 
@@ -235,6 +241,24 @@ for _kind in ("sort", "topk"):
         contender(f"floor_{_kind}_{_suffix}")(
             lambda path, phases, kind=_kind, engine=_engine: _floor(path, phases, kind, engine)
         )
+
+
+@contender("floor_rank_stream")
+def floor_rank_stream(path: str, phases: Phases) -> pl.DataFrame:
+    """The ranking floor, streaming: ``scan_parquet(path).group_by("query").agg(RANKING)``."""
+    return _floor(path, phases, "rank", "streaming")
+
+
+@contender("floor_rank_eager")
+def floor_rank_eager(path: str, phases: Phases) -> pl.DataFrame:
+    """The ranking floor in memory: ``pl.read_parquet``, then ``group_by("query").agg(RANKING)``.
+
+    Phases as ``pg_eager``'s (read, evaluate), so that either can be compared with the other.
+    """
+    with phases("read"):
+        df = pl.read_parquet(path)
+    with phases("evaluate"):
+        return df.group_by("query").agg(RANKING)
 
 
 # --- peers: read with Polars, build their Python inputs, evaluate ----------------------------

@@ -49,7 +49,11 @@ PG = [
 ]
 PEERS = {"pytrec_eval": "pytrec_eval", "ranx": "ranx", "ir_measures": "ir_measures"}
 REQUIRES = {"pg_spark": "pyspark"}  # contenders of ours that need an optional extra
+# The top-k floor of a file is the fastest of FLOORS (the least an @k measure needs), its
+# ranking floor the fastest of RANKING_FLOORS (every ranking sorted whole: the least AP needs).
 FLOORS = ["floor_sort_mem", "floor_sort_stream", "floor_topk_mem", "floor_topk_stream"]
+RANKING_FLOORS = ["floor_rank_eager", "floor_rank_stream"]
+ALL_FLOORS = (*FLOORS, *RANKING_FLOORS)
 REFERENCE = "pg_peer_measures"  # polars_graded on the measures the peers share
 SHARED = ["ap", "ndcg(gain=linear)@10", "p@10", "rr"]
 # Peak RSS per input row in bytes (measured at 10M, plus ~10%), to skip what would not fit.
@@ -84,27 +88,30 @@ class Variant:
 
 
 VARIANTS = (
-    Variant("main", "graded 0-4, string ids, shuffled", {}, (*PG, *PEERS, *FLOORS)),
+    Variant("main", "graded 0-4, string ids, shuffled", {}, (*PG, *PEERS, *ALL_FLOORS)),
     Variant(
         "continuous",
         "labels in [0, 4], ~100 distinct per query",
         {"labels": "continuous"},
-        ("pg_mu_ap", *FLOORS),
+        ("pg_mu_ap", *ALL_FLOORS),
     ),
     Variant(
         "ranked",
         "sorted by query, score desc, item desc",
         {"order": "ranked"},
-        ("pg_eager", "pg_lazy", "pg_in_memory", "pg_ranked", *FLOORS),
+        ("pg_eager", "pg_lazy", "pg_in_memory", "pg_ranked", *ALL_FLOORS),
     ),
     Variant(
-        "int_ids", "Int64 query and item ids", {"ids": "int"}, ("pg_lazy", "pg_in_memory", *FLOORS)
+        "int_ids",
+        "Int64 query and item ids",
+        {"ids": "int"},
+        ("pg_lazy", "pg_in_memory", *ALL_FLOORS),
     ),
     Variant(
         "dir",
         "main's rows in a directory of 10 files, every query spread over all of them",
         {"files": 10},
-        ("pg_partitioned", *FLOORS),
+        ("pg_partitioned", *ALL_FLOORS),
     ),
 )
 
@@ -257,6 +264,18 @@ def skip_reason(name: str, variant: str, rows: int, available: int, force: bool)
     return None
 
 
+def _run_once(name: str, path: Path, dump: Path | None, args: Any) -> dict[str, Any]:
+    """One run of a contender, printed as it ends."""
+    run = run_child(name, path, dump, args.timeout, _meminfo("MemAvailable") - 2**30)
+    if run["status"] != "ok":
+        print(f"    {name}: {run['note']}", file=sys.stderr)
+        return run
+    rss, other = run["peak_rss_kib"] / 1024, run["other_cores"]
+    line = f"{name}: {run['seconds']:.3f} s, {rss:.0f} MiB, others used {other:.2f} cores"
+    print("    " + line, file=sys.stderr)
+    return run
+
+
 def measure(name: str, path: Path, repeat: int, dump: Path | None, args: Any) -> dict[str, Any]:
     """Run a contender ``repeat`` times: median wall time and phases, max peak RSS.
 
@@ -270,18 +289,38 @@ def measure(name: str, path: Path, repeat: int, dump: Path | None, args: Any) ->
     while len(quiet) < repeat and len(busy) <= args.busy_retries:
         if last_was_busy:
             time.sleep(2.0)
-        limit = _meminfo("MemAvailable") - 2**30
         first = not quiet and not busy
-        run = run_child(name, path, dump if first else None, args.timeout, limit)
+        run = _run_once(name, path, dump if first else None, args)
         if run["status"] != "ok":
-            print(f"    {name}: {run['note']}", file=sys.stderr)
             return {"contender": name, **run}
-        rss, other = run["peak_rss_kib"] / 1024, run["other_cores"]
-        line = f"{name}: {run['seconds']:.3f} s, {rss:.0f} MiB, others used {other:.2f} cores"
-        print("    " + line, file=sys.stderr)
-        last_was_busy = other > BUSY_CORES
+        last_was_busy = run["other_cores"] > BUSY_CORES
         (busy if last_was_busy else quiet).append(run)
     runs = quiet + sorted(busy, key=lambda r: r["other_cores"])[: repeat - len(quiet)]
+    return summary(name, runs, len(busy))
+
+
+def measure_interleaved(
+    names: list[str], path: Path, repeat: int, dumps: dict[str, Path], args: Any
+) -> dict[str, dict[str, Any]]:
+    """``--interleave``: ``repeat`` rounds, each contender once per round, none set aside.
+
+    On a shared machine the others' load then falls on every contender alike, so that the
+    ratios between them hold better than their times; the note says how busy it was.
+    """
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    failed: dict[str, dict[str, Any]] = {}
+    for round_ in range(repeat):
+        for name in (n for n in names if n not in failed):
+            run = _run_once(name, path, dumps.get(name) if round_ == 0 else None, args)
+            if run["status"] != "ok":
+                failed[name] = {"contender": name, **run}
+            else:
+                runs[name].append(run)
+    return {name: failed.get(name) or summary(name, runs[name], 0) for name in names}
+
+
+def summary(name: str, runs: list[dict[str, Any]], set_aside: int) -> dict[str, Any]:
+    """A contender's row: median wall time and phases of ``runs``, their max peak RSS."""
     phases = {p: statistics.median(r["phases"][p] for r in runs) for p in runs[0]["phases"]}
     return {
         "contender": name,
@@ -293,7 +332,7 @@ def measure(name: str, path: Path, repeat: int, dump: Path | None, args: Any) ->
         "rss_before_mib": max(r["rss_before_kib"] for r in runs) / 1024,
         "process_seconds": statistics.median(r["process_seconds"] for r in runs),
         "other_cores_max": max(r["other_cores"] for r in runs),
-        "busy_runs_set_aside": len(busy),
+        "busy_runs_set_aside": set_aside,
         "n_queries": runs[0]["n_queries"],
     }
 
@@ -353,23 +392,44 @@ def agreement(dumps: dict[str, Path], data: Path) -> dict[str, Any]:
 # --- ratios, JSON and Markdown ----------------------------------------------------------------
 
 
+def _fastest(rows: list[dict[str, Any]], names: list[str]) -> dict[str, Any] | None:
+    """The fastest of the rows run by one of ``names`` (``None`` without any)."""
+    return min(
+        (r for r in rows if r["contender"] in names), key=lambda r: r["seconds"], default=None
+    )
+
+
 def add_ratios(rows: list[dict[str, Any]]) -> None:
-    """Add ``floor`` (the fastest floor of the row's file) and ratios to it and to each peer."""
+    """Add each file's two floors and every row's ratios to them and to each peer.
+
+    ``floor``/``ratio_floor``: the top-k floor (the fastest of :data:`FLOORS`);
+    ``ranking_floor``/``ratio_ranking_floor``: the fastest of :data:`RANKING_FLOORS`.
+    """
     ok = [r for r in rows if r["status"] == "ok"]
     main = [r for r in ok if r["variant"] == "main"]
     peers = {r["contender"]: r["seconds"] for r in main if r["contender"] in PEERS}
     for variant in {r["variant"] for r in rows}:
-        floors = [r for r in ok if r["variant"] == variant and r["contender"] in FLOORS]
-        floor = min(floors, key=lambda r: r["seconds"]) if floors else None
-        for row in (r for r in ok if r["variant"] == variant):
-            row["floor"] = floor["contender"] if floor else None
-            row["ratio_floor"] = row["seconds"] / floor["seconds"] if floor else None
+        on_file = [r for r in ok if r["variant"] == variant]
+        floors = {"": _fastest(on_file, FLOORS), "ranking_": _fastest(on_file, RANKING_FLOORS)}
+        for row in on_file:
+            for prefix, floor in floors.items():
+                row[f"{prefix}floor"] = floor["contender"] if floor else None
+                row[f"ratio_{prefix}floor"] = row["seconds"] / floor["seconds"] if floor else None
             if row["contender"].startswith("pg_"):
                 row["ratio_peers"] = {p: row["seconds"] / s for p, s in peers.items()}
+        _add_notes(on_file)
     graded = next((r for r in main if r["contender"] == "pg_mu_ap"), None)
     for row in ok:
         if graded and row["variant"] == "continuous" and row["contender"] == "pg_mu_ap":
             row["note"] = f"{row['seconds'] / graded['seconds']:.1f}x pg_mu_ap on 0-4 labels"
+
+
+def _add_notes(on_file: list[dict[str, Any]]) -> None:
+    """On one file: the lazy path against reading plus the eager path (``pg_eager``)."""
+    eager = next((r for r in on_file if r["contender"] == "pg_eager"), None)
+    lazy = next((r for r in on_file if r["contender"] == "pg_lazy"), None)
+    if eager and lazy:
+        lazy["note"] = f"{lazy['seconds'] / eager['seconds']:.2f}x pg_eager (read + evaluate)"
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -391,15 +451,15 @@ def markdown_section(result: dict[str, Any]) -> str:
         f"{result['machine']['load_average_1m']:.2f}; polars_graded "
         f"{result['versions'].get('polars-graded-commit')}.\n\n"
         "| file | contender | median s | read | build | evaluate | peak RSS MiB "
-        f"| / floor | {' | '.join('/ ' + p for p in peer_names)} | note |\n"
-        f"|{'---|' * (9 + len(peer_names))}\n"
+        f"| / top-k floor | / ranking floor | {' | '.join('/ ' + p for p in peer_names)} "
+        f"| note |\n|{'---|' * (10 + len(peer_names))}\n"
     )
     lines = []
     for r in rows:
         if r["status"] != "ok":
             lines.append(
                 f"| {r['variant']} | {r['contender']} | {r['status']} |"
-                f"{' |' * (5 + len(peer_names))} {r.get('note', '')} |"
+                f"{' |' * (6 + len(peer_names))} {r.get('note', '')} |"
             )
             continue
         phases = [_fmt(r["phases"].get(p)) for p in ("read", "build", "evaluate")]
@@ -408,10 +468,13 @@ def markdown_section(result: dict[str, Any]) -> str:
         if r.get("other_cores_max", 0) > BUSY_CORES:
             note = f"other processes used {r['other_cores_max']:.1f} cores; {note}".rstrip("; ")
         if r.get("floor") == r["contender"]:
-            note = ("**floor**; " + note).rstrip("; ")
+            note = ("**top-k floor**; " + note).rstrip("; ")
+        if r.get("ranking_floor") == r["contender"]:
+            note = ("**ranking floor**; " + note).rstrip("; ")
         lines.append(
             f"| {r['variant']} | {r['contender']} | {_fmt(r['seconds'])} | {' | '.join(phases)} "
-            f"| {r['peak_rss_mib']:.0f} | {_fmt_ratio(r.get('ratio_floor'))} | "
+            f"| {r['peak_rss_mib']:.0f} | {_fmt_ratio(r.get('ratio_floor'))} "
+            f"| {_fmt_ratio(r.get('ratio_ranking_floor'))} | "
             + " | ".join(_fmt_ratio(ratios.get(p)) for p in peer_names)
             + f" | {note} |"
         )
@@ -444,7 +507,9 @@ def render_latest(results_dir: Path) -> str:
         f"{m['platform']}.\nVersions: {v}.\n\n"
         "Times are wall seconds inside the contender's process (imports excluded); peak RSS "
         "is the child's own high-water mark (`VmHWM`, interpreter and imports included). "
-        "`/ floor` and `/ peer` are this row's time divided by theirs (below 1 = faster). "
+        "`/ top-k floor` (the least an @k measure needs), `/ ranking floor` (every ranking "
+        "sorted whole: the least AP needs) and `/ peer` are this row's time divided by "
+        "theirs (below 1 = faster). "
         "See benchmarks/README.md.\n\n" + "\n".join(markdown_section(result) for result in newest)
     )
 
@@ -472,6 +537,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=int,
         default=6,
         help="runs to redo when other processes used the CPU meanwhile (default 6)",
+    )
+    parser.add_argument(
+        "--interleave",
+        action="store_true",
+        help="run the contenders of a file in rounds, none set aside (for a shared machine)",
     )
     parser.add_argument("--no-warmup", action="store_true", help="skip the small warm-up runs")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="results directory")
@@ -508,21 +578,20 @@ def run_size(rows: int, args: argparse.Namespace) -> dict[str, Any]:
             )
             main_path = path if variant.name == "main" else main_path
             available = _meminfo("MemAvailable")
-            for name in selected(variant.contenders, args.only):
-                reason = skip_reason(name, variant.name, rows, available, args.force)
+            names = selected(variant.contenders, args.only)
+            skipped = {n: skip_reason(n, variant.name, rows, available, args.force) for n in names}
+            for name, reason in skipped.items():
                 if reason:
-                    results.append(
-                        {
-                            "variant": variant.name,
-                            "contender": name,
-                            "status": "skipped",
-                            "note": reason,
-                        }
-                    )
                     print(f"    {name}: skipped, {reason}", file=sys.stderr)
-                    continue
-                dump = dumps.get(name) if variant.name == "main" else None
-                row = measure(name, path, args.repeat, dump, args)
+            to_run = [n for n in names if not skipped[n]]
+            on_file = {n: d for n, d in dumps.items() if variant.name == "main"}
+            if args.interleave:
+                measured = measure_interleaved(to_run, path, args.repeat, on_file, args)
+            else:
+                measured = {n: measure(n, path, args.repeat, on_file.get(n), args) for n in to_run}
+            for name in names:
+                row = measured.get(name) or {"contender": name, "status": "skipped"}
+                row = {**row, "note": skipped[name]} if skipped[name] else row
                 results.append({"variant": variant.name, "file": path.name, **row})
         check = agreement(dumps, main_path) if main_path else {}
     add_ratios(results)

@@ -1,4 +1,4 @@
-"""µAP under ``ties="average"`` beside the default policy, on continuous labels.
+"""µAP (or any measures) under ``ties="average"`` beside the default policy.
 
 ``python benchmarks/ties_average.py`` (about a minute on 2 cores): for each shape (queries x
 rows per query) one fresh process per policy evaluates ``mu_ap`` on the same generated table
@@ -8,10 +8,15 @@ the wall time of the evaluation (generation and imports excluded), the peak RSS 
 process (``VmHWM``, interpreter and table included) and the ratios average / default.
 
 The targets of issue 14 (item 2): at 400k rows, ``ties="average"`` within 1 GiB of peak
-RSS and 5x the default policy's time. Nothing here is asserted by the tests.
+RSS and 5x the default policy's time. Issue 18: the six default measures at most 2x the
+default policy's time on graded and on continuous labels, memory within 1.5x
+(``--measure default --labels graded``, then ``continuous``). Nothing here is asserted by
+the tests.
 
-Options: ``--shapes 1x400k,100x4k`` (queries x rows per query), ``--measure mu_ap``,
-``--seed``. ``--child POLICY QUERIES DEPTH`` is the measured process (one JSON line).
+Options: ``--shapes 1x400k,100x4k`` (queries x rows per query), ``--measure mu_ap`` (or a
+comma-separated list, or ``default``: the six default measures), ``--labels continuous``
+(or ``graded``: 0-4 as the harness's log), ``--seed``. ``--child POLICY QUERIES DEPTH`` is
+the measured process (one JSON line).
 """
 
 from __future__ import annotations
@@ -24,19 +29,26 @@ import time
 
 import numpy as np
 import polars as pl
-from contenders import peak_rss_kib
-from generate import format_size, parse_size
+from contenders import MEASURES, peak_rss_kib
+from generate import GRADED_P, format_size, parse_size
 
 POLICIES = ("trec_eval", "average")
 SHAPES = "1x400k,100x4k"
+LABELS = ("continuous", "graded")
 
 
-def table(queries: int, depth: int, seed: int) -> pl.DataFrame:
-    """``queries`` rankings of ``depth`` rows, continuous labels, heavily tied scores."""
+def table(queries: int, depth: int, seed: int, labels: str = "continuous") -> pl.DataFrame:
+    """``queries`` rankings of ``depth`` rows, heavily tied scores.
+
+    Continuous labels (six decimals, half of them 0) or graded ones (0-4, as the harness's).
+    """
     rng = np.random.default_rng(seed)
     rows = queries * depth
-    label = np.round(rng.random(rows) * 4, 6)
-    label[rng.random(rows) < 0.5] = 0.0
+    if labels == "graded":
+        label = rng.choice(len(GRADED_P), size=rows, p=GRADED_P).astype(np.float64)
+    else:
+        label = np.round(rng.random(rows) * 4, 6)
+        label[rng.random(rows) < 0.5] = 0.0
     return pl.DataFrame(
         {
             "query": np.repeat(np.arange(queries), depth),
@@ -47,18 +59,24 @@ def table(queries: int, depth: int, seed: int) -> pl.DataFrame:
     )
 
 
-def child(policy: str, queries: int, depth: int, measure: str, seed: int) -> None:
-    """Evaluate once and print seconds, peak RSS and the mean as one JSON line."""
+def measures(text: str) -> list[str]:
+    """``--measure``: comma-separated names, or ``default`` (the six default measures)."""
+    return list(MEASURES) if text == "default" else text.split(",")
+
+
+def child(policy: str, queries: int, depth: int, args: argparse.Namespace) -> None:
+    """Evaluate once and print seconds, peak RSS and the first measure's mean as JSON."""
     import polars_graded  # noqa: F401  (registers the namespace; its import is not timed)
 
-    df = table(queries, depth, seed)
+    df = table(queries, depth, args.seed, args.labels)
+    names = measures(args.measure)
     start = time.perf_counter()
-    values = df.graded.evaluate([measure], ties=policy)
+    values = df.graded.evaluate(names, ties=policy)
     seconds = time.perf_counter() - start
     result = {
         "seconds": seconds,
         "peak_rss_mib": peak_rss_kib() / 1024,
-        "mean": values[measure].mean(),
+        "mean": values[names[0]].mean(),
         "tied_share": _tied_share(df),
     }
     print(json.dumps(result))
@@ -69,9 +87,9 @@ def _tied_share(df: pl.DataFrame) -> float:
     return df.select((size > 1).mean()).item()
 
 
-def run(policy: str, queries: int, depth: int, measure: str, seed: int) -> dict:
+def run(policy: str, queries: int, depth: int, args: argparse.Namespace) -> dict:
     argv = [sys.executable, __file__, "--child", policy, str(queries), str(depth)]
-    argv += ["--measure", measure, "--seed", str(seed)]
+    argv += ["--measure", args.measure, "--seed", str(args.seed), "--labels", args.labels]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         return {"error": (done.stderr.strip().splitlines() or ["killed"])[-1]}
@@ -81,21 +99,23 @@ def run(policy: str, queries: int, depth: int, measure: str, seed: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", default=SHAPES, help=f"QUERIESxDEPTH,... (default {SHAPES})")
-    parser.add_argument("--measure", default="mu_ap")
+    parser.add_argument("--measure", default="mu_ap", help="names (a,b) or default (six)")
+    parser.add_argument("--labels", default="continuous", choices=LABELS)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--child", nargs=3, metavar=("POLICY", "QUERIES", "DEPTH"))
     args = parser.parse_args()
     if args.child:
         policy, queries, depth = args.child
-        child(policy, int(queries), int(depth), args.measure, args.seed)
+        child(policy, int(queries), int(depth), args)
         return
-    print(f"{args.measure}, continuous labels: ties=average beside the default (trec_eval)")
-    print("| queries x rows | rows | tied | policy | seconds | peak RSS MiB | mean |")
+    names = measures(args.measure)
+    print(f"{', '.join(names)}, {args.labels} labels: ties=average beside the default (trec_eval)")
+    print(f"| queries x rows | rows | tied | policy | seconds | peak RSS MiB | mean {names[0]} |")
     print("| --- | --: | --: | --- | --: | --: | --: |")
     ratios = []
     for shape in args.shapes.split(","):
         queries, depth = (parse_size(part) for part in shape.split("x"))
-        results = {p: run(p, queries, depth, args.measure, args.seed) for p in POLICIES}
+        results = {p: run(p, queries, depth, args) for p in POLICIES}
         for policy, r in results.items():
             size = f"{queries:,} x {format_size(depth)}"
             if "error" in r:

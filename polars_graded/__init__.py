@@ -41,6 +41,7 @@ from polars_graded.errors import (
     InvalidValueError,
     MeasureParameterError,
     MissingColumnError,
+    SpillError,
     UnknownMeasureError,
 )
 from polars_graded.functions import measure_expr
@@ -87,6 +88,7 @@ __all__ = [
     "Measure",
     "MeasureParameterError",
     "MissingColumnError",
+    "SpillError",
     "UnknownMeasureError",
     "__version__",
     "build_report",

@@ -129,6 +129,22 @@ class InputFileError(GradedError, ValueError):
     """
 
 
+class SpillError(GradedError, OSError):
+    """The split of a table on disk (Parquet larger than memory) cannot be written: too
+    little free disk, a missing folder, or the write failed. The message names the folder.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.io.spill import split
+    >>> with split(pl.LazyFrame({"a": [1]}), pl.lit(0), 1, spill_dir="/nowhere"):
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.SpillError: cannot split the table into /nowhere: ...
+    """
+
+
 class GradedWarning(UserWarning):
     """Input that evaluates but is almost always a mistake (e.g. a relevance threshold above
     every label of the table).

@@ -38,11 +38,11 @@ from polars_graded.ranking import (
     ranked_lists,
 )
 from polars_graded.validate import (
-    any_bad_row,
     check_aggregations,
     check_schema,
     prepare_checks,
     raise_on_bad_rows,
+    table_flags,
 )
 
 SUMMARY_COUNT = "num_q"
@@ -103,7 +103,7 @@ def per_query(
     check_output_names(named, cols)
     if cols.ranked:
         lf = mark_ranked_order(lf, cols)
-    # Read once, by the grouping and by the table-wide row check.
+    # Read once, by the grouping and by the table-wide checks.
     lf = prepare_checks(lf, cols).cache()
     keys = cols.keys
     checks = check_aggregations(cols, schema)
@@ -118,7 +118,7 @@ def per_query(
     by_inner = {inner[name]: measure for name, measure in named.items()}
     outputs = {inner[name]: name for name in named}
     result = numbered.select(RANKING_ID, *keys, *(c.meta.output_name() for c in checks), TOP_LABEL)
-    result = result.join(any_bad_row(lf), how="cross", maintain_order="left")
+    result = result.join(table_flags(lf, cols), how="cross", maintain_order="left")
     for part in _one_pass_values(ranked, by_inner, cols):
         result = result.join(part, on=RANKING_ID, how="left", maintain_order="left")
     for column, measure in by_inner.items():

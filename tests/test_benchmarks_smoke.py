@@ -16,7 +16,7 @@ def test_generate_run_and_report(tmp_path: Path) -> None:
     """Generator, one polars_graded contender and the floors; JSON and Markdown written."""
     command = [
         sys.executable, str(BENCHMARKS / "run.py"), "--sizes", "3k", "--repeat", "1",
-        "--only", "pg_lazy,floor_*", "--variants", "ranked", "--no-warmup",
+        "--only", "pg_lazy,floor_*", "--variants", "ranked", "--no-warmup", "--busy-retries", "0",
         "--out", str(tmp_path / "results"), "--data-dir", str(tmp_path / "data"),
     ]  # fmt: skip
     subprocess.run(command, check=True, capture_output=True, timeout=300)
@@ -34,15 +34,23 @@ def test_generate_run_and_report(tmp_path: Path) -> None:
         (variant, name)
         for variant in ("main", "ranked")
         for name in ("pg_lazy", "floor_sort_mem", "floor_sort_stream", "floor_topk_mem",
-                     "floor_topk_stream")
+                     "floor_topk_stream", "floor_rank_eager", "floor_rank_stream")
     }  # fmt: skip
     lazy = rows["main", "pg_lazy"]
     assert lazy["status"] == "ok"
     assert {"seconds", "seconds_all", "phases", "peak_rss_mib", "ratio_floor", "floor"} <= set(lazy)
-    assert lazy["floor"].startswith("floor_")
+    assert {"ranking_floor", "ratio_ranking_floor"} <= set(lazy)
+    assert lazy["floor"].startswith(("floor_sort_", "floor_topk_"))
+    assert lazy["ranking_floor"].startswith("floor_rank_")
+    ranking = rows["main", "floor_rank_eager"]
+    assert set(ranking["phases"]) == {"read", "evaluate"}  # like pg_eager's
+    assert ranking["n_queries"] == lazy["n_queries"]
     assert lazy["peak_rss_mib"] > 0
     assert lazy["n_queries"] == data["query"].n_unique()
-    assert "| main | pg_lazy |" in (tmp_path / "results" / "latest.md").read_text()
+    latest = (tmp_path / "results" / "latest.md").read_text()
+    assert "| main | pg_lazy |" in latest
+    assert "/ ranking floor" in latest
+    assert "**ranking floor**" in latest
 
 
 def test_generator_is_deterministic(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ BUILTIN = {
     "UnknownMeasureError": ValueError,
     "MeasureParameterError": ValueError,
     "InputFileError": ValueError,
+    "SpillError": OSError,
 }
 """Each error and the builtin that code written without polars_graded catches it as."""
 

@@ -17,7 +17,7 @@ from polars.testing import assert_frame_equal
 
 import polars_graded as pg
 from polars_graded import cli
-from polars_graded.io import parquet
+from polars_graded.io import parquet, spill
 from polars_graded.options import TableSpec
 
 MEASURES = [
@@ -215,16 +215,15 @@ def test_geometric_mean_of_a_parquet_source(tmp_path: Path) -> None:
 
 
 def count_partitions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The partition count of every partitioned evaluation, seen by the partition filter."""
+    """The partition count of every partitioned evaluation, seen by the split."""
     counts: list[int] = []
-    original = parquet.partition_filter
+    original = parquet.partition_index
 
-    def spy(keys, index: int, count: int) -> pl.Expr:
-        if index == 0:
-            counts.append(count)
-        return original(keys, index, count)
+    def spy(keys, count: int) -> pl.Expr:
+        counts.append(count)
+        return original(keys, count)
 
-    monkeypatch.setattr(parquet, "partition_filter", spy)
+    monkeypatch.setattr(parquet, "partition_index", spy)
     return counts
 
 
@@ -378,6 +377,68 @@ def test_recursive_globs_with_hive_columns(tmp_path: Path) -> None:
         with pytest.warns(pg.GradedWarning, match="24 partition"):  # 24 rankings
             summary = pg.summary_parquet(source, MEASURES, memory_budget=1, by=by)
         assert_same_bits(summary, in_memory_summary(root, MEASURES, by=by))
+
+
+# --------------------------------------------------------------------------- the split on disk
+
+
+def test_ranked_rows_keep_their_order_in_the_pieces(tmp_path: Path) -> None:
+    # ranked=True reads the rank from the row order: each piece must keep the source's order
+    table = make_table("str", n_queries=30, systems=2).sort(
+        "system", "query", "score", "item", descending=[False, False, True, True], nulls_last=True
+    )
+    path = tmp_path / "ranked.parquet"
+    table.write_parquet(path)
+    expected = in_memory(path, MEASURES, by="system", ranked=True)
+    got = pg.evaluate_parquet(path, MEASURES, partitions=7, by="system", ranked=True)
+    assert_same_bits(got, expected)
+
+
+@pytest.mark.parametrize("dtype", [pl.Categorical, pl.Enum(["s0", "s1", "s2"]), pl.Date])
+def test_key_types_survive_the_split(tmp_path: Path, dtype: pl.DataType) -> None:
+    table = make_table("str", n_queries=15)
+    if dtype == pl.Date:
+        days = pl.duration(days=pl.col("system").str.slice(1).cast(pl.Int64))
+        table = table.with_columns(system=pl.date(2026, 11, 1) + days)
+    path = tmp_path / "typed.parquet"
+    table.with_columns(pl.col("system").cast(dtype)).write_parquet(path)
+    got = pg.evaluate_parquet(path, MEASURES, partitions=5, by="system")
+    assert got.schema["system"] == dtype
+    assert_same_bits(got, in_memory(path, MEASURES, by="system"))
+
+
+def test_the_split_is_removed_and_reads_only_the_evaluated_columns(tmp_path: Path) -> None:
+    table = make_table("int", n_queries=20).with_columns(note=pl.lit("x" * 50))
+    path = tmp_path / "runs.parquet"
+    table.write_parquet(path)
+    spill_dir = tmp_path / "spill"
+    spill_dir.mkdir()
+    seen: list[list[str]] = []
+    original = spill.pieces
+
+    def spy(files: list[list[Path]]):
+        seen.extend(pl.read_parquet_schema(piece[0]).names() for piece in files if piece)
+        return original(files)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spill, "pieces", spy)
+        got = pg.evaluate_parquet(path, MEASURES, partitions=4, by="system", spill_dir=spill_dir)
+    assert_same_bits(got, in_memory(path, MEASURES, by="system"))
+    assert seen == [["system", "query", "item", "score", "relevance"]] * 4
+    assert list(spill_dir.iterdir()) == []
+    with pytest.raises(pg.DuplicateKeyError):  # two systems without by=: removed on error too
+        pg.evaluate_parquet(path, ["ap"], partitions=3, spill_dir=spill_dir)
+    assert list(spill_dir.iterdir()) == []
+
+
+def test_the_split_needs_free_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_small_table(tmp_path / "small.parquet")
+    monkeypatch.setattr(spill, "SPILL_FACTOR", 1e15)
+    with pytest.raises(spill.SpillError, match=f"needs about .* of free disk, {tmp_path}"):
+        pg.evaluate_parquet(path, ["ap"], partitions=2, spill_dir=tmp_path)
+    pg.evaluate_parquet(path, ["ap"], partitions=1, spill_dir=tmp_path)  # in one go: no split
+    with pytest.raises(spill.SpillError, match="nowhere"):
+        pg.summary_parquet(path, ["ap"], partitions=2, spill_dir=tmp_path / "nowhere")
 
 
 # --------------------------------------------------------------------------- memory budget

@@ -12,6 +12,7 @@ from polars_graded.measures.mu_ap_sweep import (
     _fenwick_earlier,
     _merged_earlier,
     _per_level_sums,
+    _segments,
     _sorted_sums,
 )
 
@@ -58,7 +59,7 @@ def drawn_rankings(seed: int, longest: int) -> tuple[np.ndarray, np.ndarray, np.
 def test_earlier_sums_equal_the_pairwise_counts(sweep, seed: int) -> None:
     ranking, group, level = drawn_rankings(seed, 70)
     rng = np.random.default_rng(seed)
-    query = np.maximum(level + rng.integers(-2, 2, size=level.size), 0)
+    query = np.maximum(level - seed % 3, 0)  # rises with the level, as the callers' do
     weight = rng.random(level.size)
     count, total = sweep(ranking, level, query, weight)
     expected_count, expected_total = naive_earlier(group, level, query, weight)
@@ -106,3 +107,51 @@ def test_both_sweeps_equal_the_pairwise_sums(sweep, seed: int) -> None:
     weight = np.cumsum(rng.random(10))[level - 1] + group  # rises with the level
     got = sweep(ranking, level, weight, levels_per_group[group])
     np.testing.assert_allclose(got, naive(group, weight), rtol=1e-12)
+
+
+def per_pass_sort(
+    ranking: np.ndarray, level: np.ndarray, query: np.ndarray, weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The merge as it was before the halves stayed sorted: a sort and a binary search per
+    pass (the reference for the bits)."""
+    starts, group = _segments(ranking)
+    ordinal = np.arange(ranking.size) - starts[group]
+    length = np.diff(np.r_[starts, ranking.size])[group]
+    count, total = np.zeros(ranking.size), np.zeros(ranking.size)
+    stride = int(max(level.max(), query.max())) + 2
+    half = 1
+    while half < length.max():
+        second = (ordinal & half) != 0
+        in_first = ~second & ((ordinal & ~(2 * half - 1)) + half < length)
+        first = np.flatnonzero(in_first)
+        keys = level[first] + stride * (np.arange(first.size) // half)
+        order = np.argsort(keys, kind="stable")
+        sums = weight[first][order].reshape(-1, half).cumsum(axis=1).ravel()
+        looking = np.flatnonzero(second)
+        mine = (np.cumsum(in_first) // half - 1)[looking]
+        found = np.searchsorted(keys[order], stride * mine + query[looking], side="right")
+        found -= mine * half
+        count[looking] += found
+        total[looking] += np.where(found > 0, sums[mine * half + np.maximum(found - 1, 0)], 0.0)
+        half *= 2
+    return count, total
+
+
+@pytest.mark.parametrize("shift", [0, 1])
+@pytest.mark.parametrize("seed", range(10))
+def test_merge_keeps_the_bits_of_a_sort_per_pass(seed: int, shift: int) -> None:
+    ranking, _, level = drawn_rankings(seed, 700)
+    weight = np.random.default_rng(seed).random(level.size)
+    got = _merged_earlier(ranking, level, level - shift, weight)
+    for a, b in zip(got, per_pass_sort(ranking, level, level - shift, weight), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fenwick_chunks_keep_the_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    ranking, _, level = drawn_rankings(3, 200)
+    weight = np.random.default_rng(3).random(level.size)
+    whole = _fenwick_earlier(ranking, level, level, weight)
+    monkeypatch.setattr(mu_ap_sweep, "FENWICK_CHUNK", 7)
+    chunked = _fenwick_earlier(ranking, level, level, weight)
+    for a, b in zip(whole, chunked, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -115,3 +115,17 @@ def test_pairs_table_names_the_better_system_first_with_its_own_counts(built: Re
     assert seen == {frozenset(p) for p in itertools.combinations(["1", "2", "3", "4"], 2)}
     firsts = [row.split(" > ")[0] for row in frame["pair"]]
     assert firsts[0] == "2"  # b ranks by relevance: the best mean, its pairs first
+
+
+def test_too_few_trials_for_holm_are_said(table: pl.DataFrame) -> None:
+    # The smallest randomization p is 1/(trials + 1), so Holm's is at least pairs/(trials + 1).
+    n = table["run"].n_unique()
+    pairs = n * (n - 1) // 2
+    few = compute_report(table, ["ap"], by="run", all_pairs=True, trials=50, bootstrap=50)
+    section = pairs_section(few)
+    assert section is not None
+    assert f"no Holm-adjusted p-value can fall below {pairs / 51:.3g}" in str(section.parts[0])
+    assert not few.pairs["significant"].any()  # type: ignore[index]
+    trials = int(pairs / 0.05) + 10
+    enough = compute_report(table, ["ap"], by="run", all_pairs=True, trials=trials, bootstrap=50)
+    assert "can fall below" not in str(pairs_section(enough).parts[0])  # type: ignore[union-attr]

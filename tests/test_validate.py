@@ -178,12 +178,12 @@ def test_duplicate_key(method):
 
 
 def test_a_hash_collision_is_not_a_duplicate(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The plan flags duplicates by item hash; make every hash collide: the error path must
+    # The plan flags duplicates by key hash; make every hash collide: the error path must
     # clear the flags with the exact check and the values must not change.
     from polars_graded import plan, validate
 
     expected = table().graded.evaluate(["mu_ap", "ndcg@3"], **COLS)
-    collide = pl.lit(7, pl.UInt64).alias(validate.ITEM_HASH)
+    collide = pl.lit(7, pl.UInt64).alias(validate.KEY_HASH)
     prepare = validate.prepare_checks
     monkeypatch.setattr(
         plan, "prepare_checks", lambda lf, cols: prepare(lf, cols).with_columns(collide)
@@ -191,6 +191,38 @@ def test_a_hash_collision_is_not_a_duplicate(monkeypatch: pytest.MonkeyPatch) ->
     assert table().graded.evaluate(["mu_ap", "ndcg@3"], **COLS).equals(expected)
     message = raises_eager(duplicated(), pg.DuplicateKeyError)
     assert BAD_ITEM in message
+
+
+def test_the_same_item_in_other_queries_is_no_duplicate() -> None:
+    # The duplicate check hashes the whole key over the table: an item shared by queries,
+    # or a query named as another's item, is no repeated key.
+    df = pl.DataFrame(
+        {
+            "qid": ["a", "b", "b"],
+            "docno": ["b", "a", "b"],
+            "sim": [1.0, 2.0, 1.0],
+            "judgment": [1, 0, 1],
+        }
+    )
+    values = df.graded.evaluate(["ap", "rr"], **COLS)
+    one_by_one = pl.concat(
+        part.graded.evaluate(["ap", "rr"], **COLS) for part in df.partition_by("qid")
+    )
+    assert values.equals(one_by_one)
+
+
+def test_the_duplicate_message_counts_every_query() -> None:
+    rows = [(q, item) for q in range(1, 8) for item in ("x", "y", "y" if q > 1 else "z")]
+    df = pl.DataFrame(rows, schema=["qid", "docno"], orient="row").with_columns(
+        sim=pl.lit(1.0), judgment=pl.lit(1)
+    )
+    expected = (
+        "the key ['qid', 'docno'] must be unique: each item at most once per query; "
+        "6 queries affected, e.g. (qid=2, docno='y'), (qid=3, docno='y'), (qid=4, docno='y'), "
+        "(qid=5, docno='y'), (qid=6, docno='y') and 1 more"
+    )
+    assert raises_eager(df, pg.DuplicateKeyError) == expected
+    assert raises_lazy_at_collect(df, pg.DuplicateKeyError) == expected
 
 
 def test_duplicate_key_with_by():

@@ -1,17 +1,23 @@
 """Evaluate Parquet larger than memory: the rankings in partitions of whole queries.
 
 Every ranking (one per ``by + [query]``) goes to one of ``N`` partitions by a hash of its
-key columns. Each partition is read from the Parquet source with a filter and evaluated with
-the normal plan (:func:`polars_graded.plan.per_query`); it holds whole queries, so its
-per-query values are those of the whole table. The per-query frames (one row per query,
-small) are concatenated and sorted by the keys as the plan sorts them, and the summary is
-computed from that frame with :func:`polars_graded.plan.summary`.
+key columns (:func:`partition_index`). One streaming pass over the source writes each
+partition's rows to disk, in the source's order, under a temporary folder
+(:func:`polars_graded.io.spill.split`); each partition is then read back and evaluated in
+memory with the normal plan (:func:`polars_graded.plan.per_query`). A partition holds whole
+queries, so its per-query values are those of the whole table. The per-query frames (one
+row per query, small) are concatenated and sorted by the keys as the plan sorts them, and
+the summary is computed from that frame with :func:`polars_graded.plan.summary`. The source
+is read twice whatever ``N`` (the key columns to count the rankings, then every column the
+evaluation reads for the split), so the time grows with the rows, not with rows times ``N``.
 
 Peak memory is that of one partition, about ``1/N`` of evaluating the table in one go, plus
-the interpreter and the reading of the Parquet files. ``N`` comes from a memory budget and an
-estimate of the one-go peak (:func:`estimate_peak_memory`), or is given directly. Each
-partition reads the whole source again, keeping only its rows; that costs little next to the
-evaluation (see the README).
+the interpreter and the reading of the Parquet files, or that of the split if larger (about
+0.45 GiB for the streaming pass, plus write buffers kept to half a partition's estimate,
+:func:`polars_graded.io.spill.buffer_rows`). ``N`` comes from a memory budget and an
+estimate of the one-go peak (:func:`estimate_peak_memory`), or is given directly. The split
+takes about 1.25 times the bytes of a zstd-compressed source on disk (checked before it
+starts, see ``spill_dir=``).
 
 Exactness: the partitions run on Polars' in-memory engine (:data:`polars_graded.defaults.ENGINE`),
 whose results do not depend on how the rows are split. Polars' streaming engine (the default
@@ -35,9 +41,9 @@ A source that names no file, a file that is not Parquet and files whose columns 
 
 The module holds the two entry points (:func:`evaluate_parquet`, :func:`summary_parquet`), the
 partitioning (how many, :func:`choose_partitions`; by which keys, :func:`partition_keys`, which
-:mod:`polars_graded.spark` shares), the reading of sources (:func:`scan_source`,
-:func:`reading`), memory sizes (:func:`parse_memory`, :func:`format_memory`) and the progress
-bar.
+:mod:`polars_graded.spark` shares; the split on disk is :mod:`polars_graded.io.spill`'s), the
+reading of sources (:func:`scan_source`, :func:`reading`), memory sizes (:func:`parse_memory`,
+:func:`format_memory`) and the progress bar.
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ import polars as pl
 from polars_graded import api, plan
 from polars_graded.defaults import ENGINE
 from polars_graded.errors import GradedWarning, InputFileError, InvalidValueError
+from polars_graded.io import spill
 from polars_graded.measures import Measure, MeasureSpec, as_named_measures
 from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.validate import check_schema
@@ -89,11 +96,11 @@ _UNITS = {
 }
 _SIZE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]i?)?b?", re.IGNORECASE)
 MAX_PARTITIONS: Final = 4096
-"""The most partitions an evaluation uses, whatever the budget asks for. Each partition reads
-the whole source again, so ``N`` partitions cost ``N`` reads of it; at 4096, a table of a
-billion rows (about 400 GB to evaluate in one go, :data:`BYTES_PER_ROW`) needs about 100 MB
-per partition, so a tinier budget would only multiply the reads (a 1-byte budget on 200 rows
-once asked for 80,000 partitions and took minutes)."""
+"""The most partitions an evaluation uses, whatever the budget asks for. The split writes
+every partition at once, each with its own files and write buffer, so more partitions cost
+time and memory there; at 4096, a table of a billion rows (about 400 GB to evaluate in one
+go, :data:`BYTES_PER_ROW`) needs about 100 MB per partition, so a tinier budget would only
+multiply the files (a 1-byte budget on 200 rows once asked for 80,000 partitions)."""
 
 
 # --------------------------------------------------------------------------- public
@@ -106,6 +113,7 @@ def evaluate_parquet(
     memory_budget: str | int | None = None,
     partitions: int | None = None,
     progress: bool = False,
+    spill_dir: str | Path | None = None,
     **columns: Unpack[ColumnOptions],
 ) -> pl.DataFrame:
     """Per-query values of Parquet larger than memory, evaluated in partitions of queries.
@@ -130,6 +138,11 @@ def evaluate_parquet(
         The number of partitions, instead of a budget; 1 evaluates in one go.
     progress
         Draw a progress bar over the partitions on stderr.
+    spill_dir
+        The folder under which the source is split into partitions on disk (a temporary
+        folder, removed at the end): about 1.5 times the bytes of the source's files must
+        be free there. Default: the system's temporary folder (``tempfile.gettempdir()``,
+        ``TMPDIR`` if set).
     **columns
         ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=``, as for
         ``df.graded.evaluate``.
@@ -145,6 +158,9 @@ def evaluate_parquet(
         ``source`` names no file (a glob that matches nothing, an empty directory, a
         missing file), a file is not Parquet, or the files' columns or types differ; the
         message names the file.
+    SpillError
+        The partitions cannot be written under ``spill_dir`` (too little free disk, or the
+        write failed for lack of space); the message names the folder.
 
     Warns
     -----
@@ -184,7 +200,9 @@ def evaluate_parquet(
             memory_budget=memory_budget,
             partitions=partitions,
         )
-        return _evaluate_in_partitions(scan, wanted, cols, count, progress)
+        return _evaluate_in_partitions(
+            scan, source, wanted, cols, count, progress=progress, spill_dir=spill_dir
+        )
 
 
 def summary_parquet(
@@ -194,6 +212,7 @@ def summary_parquet(
     memory_budget: str | int | None = None,
     partitions: int | None = None,
     progress: bool = False,
+    spill_dir: str | Path | None = None,
     mean: plan.MeanKind = "arithmetic",
     **columns: Unpack[ColumnOptions],
 ) -> pl.DataFrame:
@@ -232,6 +251,7 @@ def summary_parquet(
         memory_budget=memory_budget,
         partitions=partitions,
         progress=progress,
+        spill_dir=spill_dir,
         **columns,
     )
     # The core's summary of the per-query values at hand: api.summary would evaluate again.
@@ -289,6 +309,20 @@ def parquet_rows(source: ParquetSource) -> int:
     """
     with reading(source):
         return int(scan_source(source).select(pl.len()).collect().item())
+
+
+def parquet_bytes(source: ParquetSource) -> int:
+    """Bytes of the Parquet files of ``source`` on disk (:func:`parquet_files`).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> path = getfixture("tmp_path") / "runs.parquet"
+    >>> pl.DataFrame({"query": range(1000)}).write_parquet(path)
+    >>> parquet_bytes(path) == path.stat().st_size
+    True
+    """
+    return sum(path.stat().st_size for path in parquet_files(source))
 
 
 def parquet_files(source: ParquetSource) -> list[Path]:
@@ -468,7 +502,7 @@ def _cap_partitions(scan: pl.LazyFrame, keys: list[str], count: int) -> int:
     """``count``, but at most the distinct ``keys`` (a partition holds whole rankings, so
     more partitions would be empty) and at most :data:`MAX_PARTITIONS`; warns when capped."""
     capped = min(count, MAX_PARTITIONS)
-    reason = f"{MAX_PARTITIONS} is the most (each partition reads the whole source again)"
+    reason = f"{MAX_PARTITIONS} is the most (the split writes every partition at once)"
     # One streaming scan of the key columns; its memory is that of the distinct keys.
     distinct = scan.select(keys).unique().select(pl.len()).collect(engine="streaming").item()
     if distinct < capped:
@@ -531,15 +565,38 @@ def partition_filter(keys: Sequence[str], index: int, count: int) -> pl.Expr:
     >>> sum(sizes)  # every row in exactly one partition, each query whole
     6
     """
-    return pl.struct(*keys).hash(seed=0) % count == index
+    return partition_index(keys, count) == index
+
+
+def partition_index(keys: Sequence[str], count: int) -> pl.Expr:
+    """The partition of each row, ``0 <= index < count``: a hash of the ``keys``, so a
+    ranking's rows share one partition.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"query": [1, 1, 2]})
+    >>> index = df.select(partition_index(["query"], 4))["query"].to_list()
+    >>> index[0] == index[1] and all(0 <= i < 4 for i in index)
+    True
+    """
+    return pl.struct(*keys).hash(seed=0) % count
 
 
 def _evaluate_in_partitions(
-    scan: pl.LazyFrame, measures: dict[str, Measure], cols: TableSpec, count: int, progress: bool
+    scan: pl.LazyFrame,
+    source: ParquetSource,
+    measures: dict[str, Measure],
+    cols: TableSpec,
+    count: int,
+    *,
+    progress: bool,
+    spill_dir: str | Path | None,
 ) -> pl.DataFrame:
-    """Per-query values, one partition after another, concatenated and sorted by the keys.
+    """Per-query values: the source split once into ``count`` partitions on disk, each
+    evaluated in memory, the results concatenated and sorted by the keys.
 
-    ``measures``: output name -> measure.
+    ``scan``: :func:`scan_source` of ``source``; ``measures``: output name -> measure.
     """
     if count == 1:
         return api.evaluate(scan, measures, **cols.options()).collect(engine=ENGINE)
@@ -549,16 +606,41 @@ def _evaluate_in_partitions(
     # A threshold above every label is a fact of the whole table, not of one partition:
     # each partition reports its largest label, and the warning comes once, at the end.
     largest: list[float | None] = []
-    for index in range(count):
-        part = scan.filter(partition_filter(keys, index, count))
-        # The core's plan, not api.evaluate: its warn= hook collects each partition's label.
-        values = plan.per_query(part, measures, cols, warn=largest.append)
-        parts.append(values.collect(engine=ENGINE))
-        if bar is not None:
-            bar.update(index + 1)
+    with _split(scan, source, cols, keys, count, spill_dir=spill_dir) as files:
+        for index, piece in spill.pieces(files):
+            # The core's plan, not api.evaluate: its warn= hook collects each piece's label.
+            values = plan.per_query(piece, measures, cols, warn=largest.append)
+            parts.append(values.collect(engine=ENGINE))
+            if bar is not None:
+                bar.update(index + 1)
+    if bar is not None and not files[-1]:  # the last partition is empty: end the bar
+        bar.update(count)
     labels = [label for label in largest if label is not None]
     plan.warn_unreachable_thresholds(list(measures.values()), max(labels, default=None))
     return pl.concat(parts).sort(cols.keys, nulls_last=True)
+
+
+def _split(
+    scan: pl.LazyFrame,
+    source: ParquetSource,
+    cols: TableSpec,
+    keys: list[str],
+    count: int,
+    *,
+    spill_dir: str | Path | None,
+) -> contextlib.AbstractContextManager[list[list[Path]]]:
+    """:func:`polars_graded.io.spill.split` of the columns the evaluation reads into
+    ``count`` partitions by ``keys``; its write buffers take at most half of what
+    evaluating one partition is estimated to take."""
+    read = {*cols.by, cols.query, cols.item, cols.score, cols.relevance}
+    return spill.split(
+        scan.select([name for name in scan.collect_schema() if name in read]),
+        partition_index(keys, count),
+        count,
+        spill_dir=spill_dir,
+        needed_bytes=math.ceil(parquet_bytes(source) * spill.SPILL_FACTOR),
+        buffer_bytes=estimate_peak_memory(source) // (2 * count),
+    )
 
 
 # --------------------------------------------------------------------------- memory

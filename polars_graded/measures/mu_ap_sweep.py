@@ -26,6 +26,7 @@ vectorised pass per doubling of the block size. Memory stays O(n): no row meets 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import polars as pl
@@ -48,6 +49,8 @@ FEW_LEVELS = 8
 """Rankings with at most this many levels take the O(n * m) sweep, the others O(n log m)."""
 DEEP = 4096
 """Rankings with more rows than this merge sorted blocks instead of a Python step per row."""
+FENWICK_CHUNK = 1 << 18
+"""Rows of rankings (about) whose Fenwick trees are swept together: a few MiB, in cache."""
 
 
 def mu_ap_numerators(
@@ -366,14 +369,17 @@ def _earlier_sums(
     count and a sum of ``weight_i`` (0 without weights).
 
     Rows are contiguous per ranking and in ranked order; levels are positive integers (the
-    dense ranks of the labels within a ranking), ``query`` >= 0. Each ranking takes one
+    dense ranks of the labels within a ranking), ``query`` >= 0 rises with the level (equal
+    levels, equal queries: ``level`` or ``level - 1``). Each ranking takes one
     sweep by its own length, so its bits never depend on the other rankings.
     """
     weight = np.zeros(ranking.size) if weight is None else weight
-    count, total = np.zeros(ranking.size), np.zeros(ranking.size)
     starts, group = _segments(ranking)
     deep = np.diff(np.r_[starts, ranking.size])[group] > DEEP
-    for rows, sweep in ((~deep, _fenwick_earlier), (deep, _merged_earlier)):
+    if ranking.size and (deep.all() or not deep.any()):  # one sweep, no copies of the rows
+        return (_merged_in_two if deep.all() else _fenwick_earlier)(ranking, level, query, weight)
+    count, total = np.zeros(ranking.size), np.zeros(ranking.size)
+    for rows, sweep in ((~deep, _fenwick_earlier), (deep, _merged_in_two)):
         if rows.any():
             count[rows], total[rows] = sweep(ranking[rows], level[rows], query[rows], weight[rows])
     return count, total
@@ -383,7 +389,27 @@ def _fenwick_earlier(
     ranking: np.ndarray, level: np.ndarray, query: np.ndarray, weight: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_earlier_sums` with one Fenwick tree per ranking, holding per level the count
-    and the weight sum of the rows seen so far; the k-th rows of all rankings go together."""
+    and the weight sum of the rows seen so far; the k-th rows of all rankings go together.
+
+    Whole rankings go in chunks of about :data:`FENWICK_CHUNK` rows, so that the trees of a
+    chunk stay in the processor's cache (each ranking's sums are the same in any chunk).
+    """
+    starts, _ = _segments(ranking)
+    first = np.searchsorted(starts, np.arange(0, ranking.size, FENWICK_CHUNK))
+    cuts = np.unique(starts[np.minimum(first, starts.size - 1)])
+    count, total = np.empty(ranking.size), np.empty(ranking.size)
+    for start, end in zip(cuts, np.r_[cuts[1:], ranking.size], strict=True):
+        rows = slice(start, end)
+        count[rows], total[rows] = _fenwick_chunk(
+            ranking[rows], level[rows], query[rows], weight[rows]
+        )
+    return count, total
+
+
+def _fenwick_chunk(
+    ranking: np.ndarray, level: np.ndarray, query: np.ndarray, weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_fenwick_earlier` on whole rankings, all at once."""
     starts, group = _segments(ranking)
     n_levels = np.maximum.reduceat(np.maximum(level, query), starts)
     # Ranking g's tree: slot base[g] + 0 always holds 0 (where finished reads land), slots
@@ -430,36 +456,72 @@ def _fenwick_add(
         index += index & -index
 
 
+def _merged_in_two(
+    ranking: np.ndarray, level: np.ndarray, query: np.ndarray, weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_merged_earlier` on two halves of the rankings in two threads (numpy frees
+    the interpreter in its array work): each ranking's sums are the same in either half."""
+    starts, _ = _segments(ranking)
+    if starts.size < 2:
+        return _merged_earlier(ranking, level, query, weight)
+    cut = starts[min(max(int(np.searchsorted(starts, ranking.size // 2)), 1), starts.size - 1)]
+    with ThreadPoolExecutor(2) as pool:
+        halves = [
+            pool.submit(_merged_earlier, ranking[rows], level[rows], query[rows], weight[rows])
+            for rows in (slice(0, cut), slice(cut, None))
+        ]
+        (count_a, total_a), (count_b, total_b) = (half.result() for half in halves)
+    return np.concatenate([count_a, count_b]), np.concatenate([total_a, total_b])
+
+
 def _merged_earlier(
     ranking: np.ndarray, level: np.ndarray, query: np.ndarray, weight: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_earlier_sums` by merging: O(n log^2 n) in log2(length) vectorised passes.
+    """:func:`_earlier_sums` by merging: O(n log n) in log2(length) vectorised passes.
 
     At pass s every ranking is cut into blocks of 2 * 2^s rows; a row in the second half of
     its block (bit s of its ordinal set) looks up the first half, sorted by level. Each
     earlier row is looked up exactly once: in the pass of the highest bit where the two
     ordinals differ. Weights add up inside each first half (a cumulative sum per half), so
-    rounding stays relative to the rows that count.
+    rounding stays relative to the rows that count. ``query`` must rise with ``level``
+    (equal levels, equal queries), as ``level`` and ``level - 1`` do.
+
+    The halves stay sorted from pass to pass (a merge sort): one stable sort per pass puts
+    each second half's queries among its first half's levels, a merge of two sorted runs
+    (linear for numpy's timsort), and a row's move gives its count, no binary search.
     """
     starts, group = _segments(ranking)
     ordinal = np.arange(ranking.size) - starts[group]
     length = np.diff(np.r_[starts, ranking.size])[group]
+    longest = int(length.max())
     count, total = np.zeros(ranking.size), np.zeros(ranking.size)
-    stride = int(max(level.max(), query.max())) + 2
+    # Keys 2 * level (first halves) and 2 * query + 1 (second halves): a query goes after
+    # the levels at or below it; the stride keeps the blocks apart.
+    stride = 2 * int(max(level.max(), query.max())) + 4
+    same = np.array_equal(query, level)  # then the probe order is the level order
+    # The rows, their keys and weights by level inside each block of ``half`` rows.
+    perm, keys, probes, weights = np.arange(ranking.size), 2 * level, 2 * query + 1, weight
     half = 1
-    while half < length.max():
+    while half < longest:
         second = (ordinal & half) != 0
-        # First halves with a second half are full: each is ``half`` rows, in row order.
+        # First halves with a second half are full: each is ``half`` rows.
         in_first = ~second & ((ordinal & ~(2 * half - 1)) + half < length)
-        first = np.flatnonzero(in_first)
-        keys = level[first] + stride * (np.arange(first.size) // half)
-        order = np.argsort(keys, kind="stable")
-        sums = weight[first][order].reshape(-1, half).cumsum(axis=1).ravel()
-        looking = np.flatnonzero(second)
-        mine = (np.cumsum(in_first) // half - 1)[looking]  # the block's number among the halves
-        found = np.searchsorted(keys[order], stride * mine + query[looking], side="right")
-        found -= mine * half
-        count[looking] += found
-        total[looking] += np.where(found > 0, sums[mine * half + np.maximum(found - 1, 0)], 0.0)
+        sums = weights[in_first].reshape(-1, half).cumsum(axis=1).ravel()
+        mine = np.cumsum(in_first) // half - 1  # a first half's number among the halves
+        block = stride * np.cumsum((ordinal & (2 * half - 1)) == 0)
+        probe = (keys + second if same else np.where(second, probes, keys)) + block
+        order = np.argsort(probe, kind="stable")
+        moved = second[order]
+        old = order[moved]
+        # A second-half row moves back by the first-half rows it does not pass.
+        found = np.flatnonzero(moved) - old + half
+        rows = perm[old]
+        count[rows] += found
+        total[rows] += np.where(found > 0, sums[mine[old] * half + np.maximum(found - 1, 0)], 0.0)
+        if not same and 2 * half < longest:
+            order = np.argsort(keys + block, kind="stable")
+        perm, keys, weights = perm[order], keys[order], weights[order]
+        if not same:
+            probes = probes[order]
         half *= 2
     return count, total

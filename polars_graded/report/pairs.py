@@ -118,7 +118,22 @@ def _sentence(report: Report) -> str:
         f"α = {stats.alpha:g}. Beside it, the randomized Tukey HSD (Carterette 2012: one "
         "distribution of the largest difference of means, from permuting each query's "
         "values across the systems) controls the error over all pairs by itself. "
-        "polars_graded.compare_pairs gives every pair of every measure."
+        f"polars_graded.compare_pairs gives every pair of every measure.{_floor(report)}"
+    )
+
+
+def _floor(report: Report) -> str:
+    """A warning when Holm leaves no pair a chance: the randomization test's smallest p is
+    1 / (trials + 1), so no Holm-adjusted p falls below pairs / (trials + 1)."""
+    stats = report.settings.statistics
+    n = len(report.order)
+    floor = n * (n - 1) // 2 / (stats.trials + 1)
+    if stats.correction != "holm" or floor < stats.alpha:
+        return ""
+    return (
+        f" With {stats.trials:,} trials no Holm-adjusted p-value can fall below "
+        f"{floor:.3g}, which is not below α = {stats.alpha:g}: no pair can be significant; "
+        "use more trials (--trials)."
     )
 
 
