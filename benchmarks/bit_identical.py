@@ -22,6 +22,9 @@ What it proves
 The data
     * ``gen-graded`` and ``gen-continuous``: ``benchmarks/generate.py`` logs (1M rows with
       integer labels 0-4, 200k rows with continuous labels in [0, 4]; string ids, shuffled).
+    * ``long``: rankings deeper than the µAP sweep's Fenwick limit (``DEEP``, 4096 rows)
+      beside shallow ones, continuous labels with ties (:func:`long_rankings`): the sweep's
+      merge path, which the generated logs (100 rows a query) never reach.
     * ``robust03``: TREC 2003 Robust, runs ``aplrob03a`` and ``rutcor03100`` (99.97% of its
       rows tie), the graded qrels, ``by="system"``.
     * ``dl19`` and ``dl20``: TREC Deep Learning passage, all six runs of the year, 0-3 labels.
@@ -74,6 +77,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal, cast
 
+import numpy as np
 import polars as pl
 from polars.testing import assert_frame_equal
 
@@ -122,6 +126,11 @@ GENERATED: dict[str, tuple[int, int, Literal["graded", "continuous"]]] = {
     "gen-graded": (1_000_000, 20_000, "graded"),
     "gen-continuous": (200_000, 10_000, "continuous"),
 }
+LONG_RANKINGS: tuple[tuple[int, ...], tuple[int, ...]] = (
+    (200_000, 70_000, 5_000, 4_097, 4_096, 1_000, 100, 1),
+    (10_000, 4_097, 4_096, 50, 1),
+)
+"""Rows of each query of the ``long`` dataset: in full, and with ``--quick``."""
 ROBUST_RUNS = ("aplrob03a", "rutcor03100")
 OHSUMED_STRATEGIES = (1, 5, 9, 11, 15, 19, 21, 22)
 QUICK_QUERIES = 12
@@ -209,6 +218,7 @@ def dataset_specs(args: argparse.Namespace, inputs: Path) -> list[dict[str, Any]
     dl = shared / "trec-dl-2019-2020-passage"
     specs: list[dict[str, Any]] = [
         *({"name": name, "source": "generator"} for name in GENERATED),
+        {"name": "long", "source": "long"},
         {
             "name": "robust03",
             "source": "trec",
@@ -249,6 +259,10 @@ def prepare(spec: dict[str, Any], args: argparse.Namespace, inputs: Path) -> dic
         rows, quick_rows, labels = GENERATED[spec["name"]]
         path = ensure(LogSpec(quick_rows if args.quick else rows, labels=labels), Path(args.cache))
         return {"path": str(path), "columns": {}, "by": None}
+    if spec["source"] == "long":
+        path = inputs / f"long{'-quick' * args.quick}.parquet"
+        long_rankings(LONG_RANKINGS[args.quick]).write_parquet(path)
+        return {"path": str(path), "columns": {}, "by": None}
     if spec["source"] == "trec":
         missing = [p for p in [spec["qrels"], *spec["runs"].values()] if not Path(p).is_file()]
         if missing or not spec["runs"]:
@@ -260,6 +274,24 @@ def prepare(spec: dict[str, Any], args: argparse.Namespace, inputs: Path) -> dic
         ohsumed_table(Path(args.shared), args.quick).write_parquet(path)
     columns = {"query": "qid", "item": "docid", "relevance": spec["relevance"]}
     return {"path": str(path), "columns": columns, "by": "strategy"}
+
+
+def long_rankings(sizes: Sequence[int], seed: int = 5) -> pl.DataFrame:
+    """One query per size: continuous labels in [0, 4] with three decimals (a fifth of the
+    rows 0), scores ``0.6 * label + N(0, 1)`` to two decimals (ties), a few rows unjudged."""
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    labels = np.round(rng.uniform(0, 4, n), 3) * (rng.uniform(size=n) > 0.2)
+    return pl.DataFrame(
+        {
+            "query": np.repeat(np.arange(len(sizes)), sizes),
+            "item": [f"d{i}" for i in range(n)],
+            "score": np.round(0.6 * labels + rng.normal(size=n), 2),
+            "relevance": labels,
+        }
+    ).with_columns(
+        relevance=pl.when(pl.Series(rng.uniform(size=n) < 0.02)).then(None).otherwise("relevance")
+    )
 
 
 def ohsumed_table(shared: Path, quick: bool) -> pl.DataFrame:
