@@ -339,3 +339,30 @@ def test_the_partition_cap_is_one_line_on_stderr(
                 "table has only 20 distinct (query) key(s), and a partition holds whole "
                 "rankings\n"
             )
+
+
+def test_spill_dir_holds_the_partitions_while_they_are_evaluated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from polars_graded.io import spill
+
+    path = write_small_table(tmp_path / "small.parquet")
+    argv = ["evaluate", str(path), "-m", "ap,ndcg@5"]
+    plain = run(argv, capsys)
+    seen: list[Path] = []
+    split = spill.split
+
+    def watched(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        seen.append(Path(str(kwargs["spill_dir"])))
+        return split(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(spill, "split", watched)
+    folder = tmp_path / "spill"
+    folder.mkdir()
+    code, out, err = run([*argv, "--partitions", "3", "--spill-dir", str(folder)], capsys)
+    assert (code, out, err) == (0, plain[1], "")
+    assert seen == [folder]
+    assert list(folder.iterdir()) == []  # the split is removed once evaluated
+    missing = tmp_path / "nowhere"
+    result = run([*argv, "--partitions", "3", "--spill-dir", str(missing)], capsys)
+    assert_one_line_error(*result, str(missing))

@@ -118,7 +118,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_partition_options(parser: argparse.ArgumentParser) -> None:
-    """``--memory-budget`` and ``--partitions``: a Parquet TABLE larger than memory."""
+    """``--memory-budget``, ``--partitions`` and ``--spill-dir``: a Parquet TABLE larger than
+    memory."""
     parser.add_argument(
         "--memory-budget",
         metavar="SIZE",
@@ -137,6 +138,15 @@ def _add_partition_options(parser: argparse.ArgumentParser) -> None:
             "evaluate a Parquet TABLE in N partitions of whole queries (overrides the "
             "budget); never more than the rankings nor more than "
             f"{parquet.MAX_PARTITIONS} (a warning says when capped)"
+        ),
+    )
+    parser.add_argument(
+        "--spill-dir",
+        metavar="DIR",
+        help=(
+            "where the partitions are written while evaluating in partitions (about 1.25 "
+            "times the TABLE's bytes; removed at the end; default: the system's temporary "
+            "folder, TMPDIR if set)"
         ),
     )
 
@@ -186,6 +196,7 @@ def _per_query(
             measures,
             partitions=count,
             progress=not args.quiet and count > 1 and sys.stderr.isatty(),
+            spill_dir=args.spill_dir,
             **spec.options(),
         )
 
