@@ -531,6 +531,29 @@ def query_grid(
     return grid.with_columns(pl.exclude(by, query).fill_null(0.0))
 
 
+def system_means(
+    values: pl.DataFrame,
+    systems: Sequence[object] | pl.Series,
+    missing: MissingPolicy = DEFAULTS.missing,
+    *,
+    by: str = "system",
+    query: str = "query",
+) -> pl.DataFrame:
+    """Per system (in ``systems``' order), the mean of each value column of ``values`` over
+    the compared queries: the means :func:`compare` reports (:func:`query_grid`).
+
+    Examples
+    --------
+    >>> values = pl.DataFrame(
+    ...     {"system": ["a", "a", "b"], "query": [1, 2, 1], "ap": [1.0, 0.5, 0.25]}
+    ... )
+    >>> system_means(values, ["b", "a"]).rows()
+    [('b', 0.125), ('a', 0.75)]
+    """
+    grid = query_grid(values, systems, missing, by=by, query=query)
+    return grid.group_by(by, maintain_order=True).agg(pl.exclude(query).mean())
+
+
 def holm(p_values: np.ndarray) -> np.ndarray:
     """Holm–Bonferroni adjusted p-values along the last axis.
 

@@ -26,7 +26,7 @@ from typing import Unpack
 import polars as pl
 
 from polars_graded import api
-from polars_graded.compare import by_column, order_systems, query_grid
+from polars_graded.compare import by_column, order_systems, system_means
 from polars_graded.defaults import DEFAULT_MEASURES, ENGINE
 from polars_graded.errors import InvalidValueError
 from polars_graded.measures import Judged, Measure, MeasureSpec, as_named_measures
@@ -342,9 +342,7 @@ def _means(
 ) -> pl.DataFrame:
     """Per system (in ``systems``' order), the mean of each value column over the compared
     queries (:func:`~polars_graded.compare.query_grid`)."""
-    system = spec.by[0]
-    grid = query_grid(per_query, systems, missing, by=system, query=spec.query)
-    return grid.group_by(system, maintain_order=True).agg(pl.exclude(spec.query).mean())
+    return system_means(per_query, systems, missing, by=spec.by[0], query=spec.query)
 
 
 def order_flips(bounds: pl.DataFrame, *, by: str | None = None) -> pl.DataFrame:

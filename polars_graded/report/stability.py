@@ -19,7 +19,7 @@ import dataclasses
 import polars as pl
 
 from polars_graded import api
-from polars_graded.compare import query_grid
+from polars_graded.compare import system_means
 from polars_graded.defaults import ENGINE
 from polars_graded.errors import InvalidValueError
 from polars_graded.measures import as_measures
@@ -173,8 +173,7 @@ def _gain_means(
         pl.col(report.query).alias("query"),
         *measures,
     )
-    grid = query_grid(keyed, report.order, report.settings.statistics.missing)
-    means = grid.group_by("system", maintain_order=True).agg(pl.col(measures).mean())
+    means = system_means(keyed, report.order, report.settings.statistics.missing)
     return means.unpivot(index="system", variable_name="variant", value_name="value").select(
         "variant", "system", "value"
     )

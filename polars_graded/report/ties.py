@@ -13,7 +13,7 @@ from typing import Unpack
 import polars as pl
 
 from polars_graded import api
-from polars_graded.compare import query_grid
+from polars_graded.compare import system_means
 from polars_graded.defaults import ENGINE
 from polars_graded.measures import as_measures
 from polars_graded.options import ColumnOptions, TableSpec, TiePolicy, Ties
@@ -110,7 +110,7 @@ def tie_effects(
     ``"trec_eval"`` when the report uses ``"average"``. ``per_query`` holds the values under
     ``spec.ties``; the other policy is evaluated on the systems that have tied rows only
     (without ties every policy gives the same bits). Means follow ``missing`` as the
-    summary's do (:func:`~polars_graded.compare.query_grid`).
+    summary's do (:func:`~polars_graded.compare.system_means`).
 
     Returns
     -------
@@ -196,8 +196,7 @@ def _means(
     values = per_query.select(
         pl.col(spec.by[0]).alias("system"), pl.col(spec.query).alias("query"), *measures
     )
-    grid = query_grid(values, order, missing)
-    means = grid.group_by("system").agg(pl.col(list(measures)).mean())
+    means = system_means(values, order, missing)
     return means.unpivot(index="system", variable_name="measure", value_name="mean")
 
 
