@@ -218,6 +218,11 @@ class TableSpec:
         """The columns that identify one ranked list: ``by + [query]``."""
         return [*self.by, self.query]
 
+    @property
+    def columns(self) -> list[str]:
+        """Every column the evaluation reads: ``by``, query, item, score, relevance."""
+        return [*self.keys, self.item, self.score, self.relevance]
+
     def options(self) -> ColumnOptions:
         """The keywords that give this spec back, for the typed API's ``**columns``."""
         return ColumnOptions(

@@ -48,7 +48,7 @@ def check_schema(schema: pl.Schema, cols: TableSpec) -> None:
     ...
     polars_graded.errors.MissingColumnError: column 'relevance' not found; the table has ...
     """
-    needed = [*cols.by, cols.query, cols.item, cols.score, cols.relevance]
+    needed = cols.columns
     if len(set(needed)) < len(needed):
         msg = (
             f"the columns must be distinct, got by={list(cols.by)}, "

@@ -632,7 +632,7 @@ def _split(
     """:func:`polars_graded.io.spill.split` of the columns the evaluation reads into
     ``count`` partitions by ``keys``; its write buffers take at most half of what
     evaluating one partition is estimated to take."""
-    read = {*cols.by, cols.query, cols.item, cols.score, cols.relevance}
+    read = set(cols.columns)
     return spill.split(
         scan.select([name for name in scan.collect_schema() if name in read]),
         partition_index(keys, count),
