@@ -86,3 +86,16 @@ def test_directory_variant_holds_the_same_rows_with_queries_across_files(tmp_pat
     assert spread.drop("file").sort(keys).equals(one.sort(keys))
     files_per_query = spread.group_by("query").agg(pl.col("file").n_unique())["file"]
     assert files_per_query.min() == 4  # shuffled rows: every query is in every file
+
+
+def test_label_scales_prints_both_scales_and_their_ratio() -> None:
+    command = [
+        sys.executable, str(BENCHMARKS / "label_scales.py"), "--shapes", "2x300,1x500",
+    ]  # fmt: skip
+    done = subprocess.run(command, check=True, capture_output=True, text=True, timeout=300)
+    rows = [line.split("|") for line in done.stdout.splitlines() if line.startswith("| 2 x ")]
+    assert [row[3].strip() for row in rows] == ["graded", "continuous"]
+    assert all(0.0 <= float(row[6]) <= 1.0 for row in rows)  # a mean µAP, not an error
+    ratios = done.stdout.splitlines()[-1]
+    assert ratios.startswith("continuous / graded: 2x300: time x")
+    assert "; 1x500: time x" in ratios

@@ -19,8 +19,10 @@ O(n * m), a handful of vectorised passes. Rankings with many levels (continuous 
 level per row) need, for each row, the count and weight of the earlier rows at or below a
 level (:func:`_earlier_sums`): rankings of up to :data:`DEEP` rows keep a prefix sum over
 their levels in one Fenwick tree each, all advancing together one ranked row at a time (a
-Python step per position, never per query); deeper ones merge sorted blocks of rows, a
-vectorised pass per doubling of the block size. Memory stays O(n): no row meets a level.
+Python step per position, never per query; two threads); deeper ones merge sorted blocks of
+rows, a vectorised pass per doubling of the block size. A row finds its level by its rank
+among the ranking's labels, never by a join on the label (:func:`_row_levels`). Memory
+stays O(n): no row meets a level.
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ FEW_LEVELS = 8
 """Rankings with at most this many levels take the O(n * m) sweep, the others O(n log m)."""
 DEEP = 4096
 """Rankings with more rows than this merge sorted blocks instead of a Python step per row."""
-FENWICK_CHUNK = 1 << 18
-"""Rows of rankings (about) whose Fenwick trees are swept together: a few MiB, in cache."""
+FENWICK_CHUNK = 1 << 19
+"""Rows of rankings (about) whose Fenwick trees are swept together: 8 MiB per thread, in cache."""
 
 
 def mu_ap_numerators(
@@ -76,58 +78,98 @@ def mu_ap_numerators(
     >>> mu_ap_numerators(ranked, None, []).collect().rows()  # (ranking, _top, numerator)
     [(0, 2.0, 1.0833333333333333)]
     """
-    levels = _levels(ranked, by)
-    sums = _averaged_where_tied(ranked, levels, k) if averaged else _swept(ranked, levels, k)
-    tops = levels.filter(pl.col("_level") == pl.col("_n_levels")).select(
-        RANKING_ID, *by, pl.col("_label").alias(TOP)
+    leveled = _row_levels(ranked)
+    sums = _averaged_where_tied(ranked, leveled, k) if averaged else _swept(leveled, k)
+    # The ideal column's first row holds the top label of a ranking with a relevant row.
+    tops = ranked.filter((pl.col(POSITION) == 1) & (pl.col(IDEAL_REL) > 0)).select(
+        RANKING_ID, *by, pl.col(IDEAL_REL).alias(TOP)
     )
     return tops.join(sums, on=RANKING_ID, how="left").with_columns(pl.col(NUMERATOR).fill_null(0.0))
 
 
-def _averaged_where_tied(ranked: pl.LazyFrame, levels: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
+def _averaged_where_tied(
+    ranked: pl.LazyFrame, leveled: pl.LazyFrame, k: int | None
+) -> pl.LazyFrame:
     """Rankings with tied retrieved rows take the per-level expectation, the others the
     sweep: the same bits as without tie averaging, and less work."""
     retrieved = pl.col(POSITION) <= pl.col(N_RETRIEVED)
     tied = (
         ranked.filter(retrieved & (pl.col(TIE_END) > pl.col(TIE_START))).select(RANKING_ID).unique()
     )
-    untied = ranked.join(tied, on=RANKING_ID, how="anti", maintain_order="left")
-    tied_rows = ranked.join(tied, on=RANKING_ID, how="semi", maintain_order="left")
-    return pl.concat([_swept(untied, levels, k), _averaged(tied_rows, levels, k)])
+    untied = leveled.join(tied, on=RANKING_ID, how="anti", maintain_order="left")
+    tied_rows = leveled.join(tied, on=RANKING_ID, how="semi", maintain_order="left")
+    return pl.concat([_swept(untied, k), _averaged(tied_rows, k)])
 
 
-def _averaged(ranked: pl.LazyFrame, levels: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
+def _averaged(leveled: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
     """The sums of the module docstring averaged over the orders of tied rows."""
     # Groups that start beyond the cutoff add nothing, and come after every row that does.
-    shown = ranked if k is None else ranked.filter(pl.col(TIE_START) <= k)
-    return _relevant_rows(shown, levels, [TIE_START, TIE_END]).map_batches(
+    shown = leveled if k is None else leveled.filter(pl.col(TIE_START) <= k)
+    return _relevant_rows(shown, [TIE_START, TIE_END]).map_batches(
         lambda frame: _averaged_numerators(frame, k),
         schema=pl.Schema({RANKING_ID: pl.UInt32, NUMERATOR: pl.Float64}),
     )
 
 
-def _swept(ranked: pl.LazyFrame, levels: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
+def _swept(leveled: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
     """The sums of the module docstring for every ranking (rows in ranked order)."""
-    return _relevant_rows(ranked, levels).map_batches(
+    return _relevant_rows(leveled).map_batches(
         lambda frame: _numerators(frame, k),
         schema=pl.Schema({RANKING_ID: pl.UInt32, NUMERATOR: pl.Float64}),
     )
 
 
-def _relevant_rows(
-    ranked: pl.LazyFrame, levels: pl.LazyFrame, extra: Sequence[str] = ()
-) -> pl.LazyFrame:
-    """The relevant retrieved rows in ranked order with their ``_level``, ``_w``,
-    ``_n_levels`` and position ``_pos`` (and the ``extra`` columns)."""
+def _row_levels(ranked: pl.LazyFrame) -> pl.LazyFrame:
+    """The rows of ``ranked`` with a positive ranked or ideal label, each with ``_level``,
+    ``_w`` and ``_n_levels`` of its ranked label (as :func:`_levels` has them; meaningful
+    where the ranked label is positive).
+
+    Every judged row stays in its ranking's list, so the ranked and the ideal column hold
+    the same labels: a row labelled x finds its level at ideal position ``R^x``, the count
+    of rows labelled x or more (a rank within the ranking), the last row of x's run. The
+    level values are spread over every row of their run, so that position is read by a
+    gather, no join on the label. The positive ideal labels come first in each ranking, so
+    the rows kept start with all of them, at their own positions.
+    """
+    label, ranking = pl.col(IDEAL_REL), pl.col(RANKING_ID)
+    next_label = label.shift(-1)
+    same_next = (ranking == ranking.shift(-1)).fill_null(False)
+    run_end = ((label > 0) & ~(same_next & (label == next_label)).fill_null(False)).fill_null(False)
+    below = pl.when(same_next & (next_label > 0)).then(next_label).otherwise(0.0)
+    # Zeros between the run ends leave each running sum's bits as :func:`_levels` makes them.
+    step = pl.when(run_end).then((label - below) / pl.col(POSITION)).otherwise(0.0)
+    at_or_above = pl.col(RANKED_REL).rank("max", descending=True).over(RANKING_ID)
+    row = pl.col("__pg_row").cast(pl.Int64)
+    end_row = row.first().over(RANKING_ID) - 1 + at_or_above.fill_null(1).cast(pl.Int64)
+    # The row-wise columns first: inside a window, every expression would run per ranking.
+    return (
+        ranked.filter((pl.col(IDEAL_REL) > 0) | (pl.col(RANKED_REL) > 0))
+        .with_row_index("__pg_row")
+        .with_columns(_w=step, _level=run_end.cast(pl.Int64))
+        .with_columns(
+            pl.col("_w", "_level").cum_sum(reverse=True).over(RANKING_ID),
+            _n_levels=pl.col("_level").sum().over(RANKING_ID),
+            __pg_end_row=end_row,
+        )
+        .with_columns(pl.col("_w", "_level").gather(pl.col("__pg_end_row")))
+        .drop("__pg_row", "__pg_end_row")
+    )
+
+
+def _relevant_rows(leveled: pl.LazyFrame, extra: Sequence[str] = ()) -> pl.LazyFrame:
+    """The relevant retrieved rows of :func:`_row_levels` in ranked order with their
+    ``_label``, ``_level``, ``_w``, ``_n_levels`` and position ``_pos`` (and ``extra``)."""
     # Filtering keeps the ranked order (ranking, then position) that the sweeps need.
-    retrieved = ranked.filter(
+    return leveled.filter(
         (pl.col(RANKED_REL) > 0) & (pl.col(POSITION) <= pl.col(N_RETRIEVED))
-    ).select(RANKING_ID, *extra, _label=pl.col(RANKED_REL), _pos=pl.col(POSITION))
-    return retrieved.join(
-        levels.select(RANKING_ID, "_label", "_level", "_w", "_n_levels"),
-        on=[RANKING_ID, "_label"],
-        how="left",
-        maintain_order="left",
+    ).select(
+        RANKING_ID,
+        *extra,
+        "_level",
+        "_w",
+        "_n_levels",
+        _label=pl.col(RANKED_REL),
+        _pos=pl.col(POSITION),
     )
 
 
@@ -154,7 +196,7 @@ def ap_at_levels(ranked: pl.LazyFrame, by: Sequence[str], *, averaged: bool) -> 
     """
     levels = _levels(ranked, list(by))
     extra = [TIE_START, TIE_END] if averaged else []
-    masses = _relevant_rows(ranked, levels, extra).map_batches(
+    masses = _relevant_rows(_row_levels(ranked), extra).map_batches(
         lambda frame: _level_masses(frame, averaged=averaged),
         schema=pl.Schema({RANKING_ID: pl.UInt32, "_level": pl.Int64, "_mass": pl.Float64}),
     )
@@ -392,24 +434,39 @@ def _fenwick_earlier(
     and the weight sum of the rows seen so far; the k-th rows of all rankings go together.
 
     Whole rankings go in chunks of about :data:`FENWICK_CHUNK` rows, so that the trees of a
-    chunk stay in the processor's cache (each ranking's sums are the same in any chunk).
+    chunk stay in the processor's cache (each ranking's sums are the same in any chunk), two
+    chunks at a time (numpy frees the interpreter in its array work).
     """
     starts, _ = _segments(ranking)
     first = np.searchsorted(starts, np.arange(0, ranking.size, FENWICK_CHUNK))
     cuts = np.unique(starts[np.minimum(first, starts.size - 1)])
     count, total = np.empty(ranking.size), np.empty(ranking.size)
-    for start, end in zip(cuts, np.r_[cuts[1:], ranking.size], strict=True):
-        rows = slice(start, end)
+
+    def sweep(rows: slice) -> None:
         count[rows], total[rows] = _fenwick_chunk(
             ranking[rows], level[rows], query[rows], weight[rows]
         )
+
+    chunks = [slice(a, b) for a, b in zip(cuts, np.r_[cuts[1:], ranking.size], strict=True)]
+    if len(chunks) == 1:
+        sweep(chunks[0])
+    else:
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(sweep, chunks))
     return count, total
 
 
 def _fenwick_chunk(
     ranking: np.ndarray, level: np.ndarray, query: np.ndarray, weight: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_fenwick_earlier` on whole rankings, all at once."""
+    """:func:`_fenwick_earlier` on whole rankings, all at once.
+
+    ``trees`` holds, per slot, a row count (real part) and a weight sum (imaginary part):
+    complex addition adds each part exactly as two float arrays would, in one memory visit
+    (the sweep is bound by memory access). The rows go in step order (the k-th rows of all
+    rankings together), so that each step reads slices; a step holds one row per ranking,
+    so no slot repeats within a write.
+    """
     starts, group = _segments(ranking)
     n_levels = np.maximum.reduceat(np.maximum(level, query), starts)
     # Ranking g's tree: slot base[g] + 0 always holds 0 (where finished reads land), slots
@@ -417,43 +474,43 @@ def _fenwick_chunk(
     base = np.r_[0, np.cumsum(n_levels + 2)[:-1]]
     trees = np.zeros(int((n_levels + 2).sum()), dtype=np.complex128)
     ordinal = np.arange(group.size) - starts[group]
-    count, total = np.empty(group.size), np.empty(group.size)
     order = np.argsort(ordinal, kind="stable")
     bounds = np.searchsorted(ordinal[order], np.arange(ordinal.max() + 2))
+    by_step = group[order]
+    row_base, row_sink = base[by_step], (base + n_levels + 1)[by_step]
+    row_query, row_level = query[order], level[order]
+    row_value = 1.0 + 1j * weight[order]
+    seen = np.zeros(group.size, dtype=np.complex128)
     for step in range(ordinal.max() + 1):
-        rows = order[bounds[step] : bounds[step + 1]]
-        g = group[rows]
-        count[rows], total[rows] = _fenwick_prefix(trees, base[g], query[rows])
-        _fenwick_add(trees, base[g], level[rows], n_levels[g], weight[rows])
+        rows = slice(bounds[step], bounds[step + 1])
+        at = row_base[rows]
+        seen[rows] = _fenwick_prefix(trees, at, row_query[rows])
+        _fenwick_add(trees, at, row_level[rows], row_sink[rows], row_value[rows])
+    count, total = np.empty(group.size), np.empty(group.size)
+    count[order], total[order] = seen.real, seen.imag
     return count, total
 
 
-def _fenwick_prefix(
-    trees: np.ndarray, base: np.ndarray, level: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Count and weight sum of the rows seen so far at levels 1..level, per group.
-
-    ``trees`` holds, per slot, a row count (real part) and a weight sum (imaginary part):
-    complex addition adds each part exactly as two float arrays would, in one memory visit
-    (the sweep is bound by memory access).
-    """
-    seen = np.zeros(level.size, dtype=np.complex128)
-    index = level.copy()
+def _fenwick_prefix(trees: np.ndarray, base: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """Per tree: the slots' sum over levels 1..level (count + 1j * weight sum)."""
+    seen: np.ndarray = trees[base + level]
+    index = level & (level - 1)
     while index.any():
         seen += trees[base + index]
-        index -= index & -index
-    return seen.real, seen.imag
+        index &= index - 1  # drops the lowest set bit
+    return seen
 
 
 def _fenwick_add(
-    trees: np.ndarray, base: np.ndarray, level: np.ndarray, n_levels: np.ndarray, weight: np.ndarray
+    trees: np.ndarray, base: np.ndarray, level: np.ndarray, sink: np.ndarray, value: np.ndarray
 ) -> None:
-    """Record one row per group at ``level`` (groups differ, so no index repeats)."""
-    row = 1.0 + 1j * weight
+    """Add ``value`` at ``level`` of each tree (``sink``: past its top level)."""
+    slot = base + level
     index = level.copy()
-    while (index <= n_levels).any():
-        trees[base + np.minimum(index, n_levels + 1)] += row
+    while (slot < sink).any():
+        trees[slot] += value
         index += index & -index
+        slot = np.minimum(base + index, sink)
 
 
 def _merged_in_two(
