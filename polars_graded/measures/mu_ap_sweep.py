@@ -47,6 +47,8 @@ from polars_graded.ranking import (
 NUMERATOR = "_mu_ap_numerator"
 TOP = "_top"
 AP_AT_LEVEL = "_ap"
+TIED = "__pg_tied"
+"""Per row under ``ties="average"``: its ranking has tied retrieved rows."""
 FEW_LEVELS = 8
 """Rankings with at most this many levels take the O(n * m) sweep, the others O(n log m)."""
 DEEP = 4096
@@ -78,8 +80,12 @@ def mu_ap_numerators(
     >>> mu_ap_numerators(ranked, None, []).collect().rows()  # (ranking, _top, numerator)
     [(0, 2.0, 1.0833333333333333)]
     """
+    if averaged:
+        retrieved = pl.col(POSITION) <= pl.col(N_RETRIEVED)
+        tied = retrieved & (pl.col(TIE_END) > pl.col(TIE_START))
+        ranked = ranked.with_columns(tied.any().over(RANKING_ID).alias(TIED))
     leveled = _row_levels(ranked)
-    sums = _averaged_where_tied(ranked, leveled, k) if averaged else _swept(leveled, k)
+    sums = _averaged_where_tied(leveled, k) if averaged else _swept(leveled, k)
     # The ideal column's first row holds the top label of a ranking with a relevant row.
     tops = ranked.filter((pl.col(POSITION) == 1) & (pl.col(IDEAL_REL) > 0)).select(
         RANKING_ID, *by, pl.col(IDEAL_REL).alias(TOP)
@@ -87,18 +93,11 @@ def mu_ap_numerators(
     return tops.join(sums, on=RANKING_ID, how="left").with_columns(pl.col(NUMERATOR).fill_null(0.0))
 
 
-def _averaged_where_tied(
-    ranked: pl.LazyFrame, leveled: pl.LazyFrame, k: int | None
-) -> pl.LazyFrame:
-    """Rankings with tied retrieved rows take the per-level expectation, the others the
-    sweep: the same bits as without tie averaging, and less work."""
-    retrieved = pl.col(POSITION) <= pl.col(N_RETRIEVED)
-    tied = (
-        ranked.filter(retrieved & (pl.col(TIE_END) > pl.col(TIE_START))).select(RANKING_ID).unique()
-    )
-    untied = leveled.join(tied, on=RANKING_ID, how="anti", maintain_order="left")
-    tied_rows = leveled.join(tied, on=RANKING_ID, how="semi", maintain_order="left")
-    return pl.concat([_swept(untied, k), _averaged(tied_rows, k)])
+def _averaged_where_tied(leveled: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
+    """Rankings with tied retrieved rows (:data:`TIED`) take the per-level expectation, the
+    others the sweep: the same bits as without tie averaging, and less work."""
+    tied = pl.col(TIED)
+    return pl.concat([_swept(leveled.filter(~tied), k), _averaged(leveled.filter(tied), k)])
 
 
 def _averaged(leveled: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
