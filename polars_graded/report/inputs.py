@@ -95,7 +95,8 @@ def trec_table(
     Returns
     -------
     pl.DataFrame
-        Columns ``query``, ``item``, ``score``, ``relevance``, ``system``.
+        Columns ``query``, ``item``, ``score``, ``relevance``, ``system``, in no fixed
+        row order (a join makes it).
 
     Examples
     --------
@@ -103,7 +104,7 @@ def trec_table(
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / "bm25.txt").write_text("1 Q0 x 1 2.5 bm25\\n1 Q0 y 2 1.5 bm25\\n")
     >>> _ = (folder / "qrels.txt").write_text("1 0 y 2\\n")
-    >>> trec_table([folder / "bm25.txt"], folder / "qrels.txt").rows()
+    >>> trec_table([folder / "bm25.txt"], folder / "qrels.txt").sort("item").rows()
     [('1', 'x', 2.5, None, 'bm25'), ('1', 'y', 1.5, 2, 'bm25')]
     """
     paths = list(runs.values()) if isinstance(runs, Mapping) else list(runs)
