@@ -291,7 +291,8 @@ def rank_in_group(
         tie_start, tie_end = tie_bounds(_sorted(pl.col(score).cast(pl.Float32), order), position)
     return Ranked(
         rel=_sorted(rel, order),
-        ideal=rel.sort(descending=True, nulls_last=True),
+        # Sorted before the cast, which keeps the order: a narrower type sorts faster.
+        ideal=pl.col(relevance).sort(descending=True, nulls_last=True).cast(pl.Float64),
         n_retrieved=pl.col(score).count(),
         position=position,
         top=rel.max(),
@@ -344,12 +345,13 @@ def ranked_lists(cols: TableSpec) -> list[pl.Expr]:
 
     Examples
     --------
-    Ranked relevance, ideal relevance, rows retrieved, positions and the top label:
+    Ranked relevance, ideal relevance, rows retrieved and the top label (the positions are
+    added by :func:`explode_ranked`, for all rankings at once):
 
     >>> df = pl.DataFrame({"query": [1, 1], "item": ["a", "b"], "score": [1.0, 2.0],
     ...                    "relevance": [1, 0]})
     >>> df.group_by("query").agg(ranked_lists(TableSpec())).row(0)
-    (1, [0.0, 1.0], [1.0, 0.0], 2, [1, 2], 1.0)
+    (1, [0.0, 1.0], [1.0, 0.0], 2, 1.0)
     """
     own = rank_in_group(cols.relevance, cols.score, cols.item, cols.ties)
     # Input in ranked order keeps its row order: group_by keeps the order within groups.
@@ -358,7 +360,6 @@ def ranked_lists(cols: TableSpec) -> list[pl.Expr]:
         rel.alias(RANKED_REL),
         own.ideal.alias(IDEAL_REL),
         own.n_retrieved.alias(N_RETRIEVED),
-        own.position.alias(POSITION),
         own.top.alias(TOP_LABEL),
     ]
     if cols.ties.averaged:
@@ -413,7 +414,8 @@ def number_rankings(grouped: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
 
 
 def explode_ranked(numbered: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
-    """One row per (ranking, position) from the lists of :func:`ranked_lists`.
+    """One row per (ranking, position) from the lists of :func:`ranked_lists`, with
+    :data:`POSITION` (built here for every ranking at once, not inside each group).
 
     The rows of each ranking stay contiguous and in ranked order, and Polars keeps the order
     of rows within a group, so a later ``group_by(RANKING_ID)`` sees each ranking in order.
@@ -429,6 +431,14 @@ def explode_ranked(numbered: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
     [(0, 0.0, 1), (0, 1.0, 2)]
     """
     ties = [TIE_START, TIE_END] if cols.ties.averaged else []
+    positions = pl.int_ranges(1, pl.col(RANKED_REL).list.len() + 1, dtype=pl.Int64)
     return numbered.select(
-        RANKING_ID, *cols.by, RANKED_REL, IDEAL_REL, N_RETRIEVED, POSITION, TOP_LABEL, *ties
+        RANKING_ID,
+        *cols.by,
+        RANKED_REL,
+        IDEAL_REL,
+        N_RETRIEVED,
+        positions.alias(POSITION),
+        TOP_LABEL,
+        *ties,
     ).explode([RANKED_REL, IDEAL_REL, POSITION, *ties])
