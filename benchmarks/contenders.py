@@ -197,7 +197,9 @@ def pg_spark(path: str, phases: Phases) -> pl.DataFrame:
 
 
 # Polars 2's default engine ("auto") is the streaming engine unless POLARS_ENGINE_AFFINITY
-# says otherwise: pg_lazy is what a user gets from .collect(), the others force an engine.
+# says otherwise: pg_lazy is what a user gets from .collect(), the others force an engine
+# (a LazyFrame's evaluation runs on the in-memory engine whichever collects it, so the three
+# differ only in reading the file: pg_streaming is kept to show that).
 for _name, _measures, _engine, _doc in (
     ("pg_lazy", MEASURES, "auto", "``scan_parquet(path).graded.evaluate(MEASURES).collect()``"),
     ("pg_in_memory", MEASURES, "in-memory", "The same, ``collect(engine='in-memory')``."),

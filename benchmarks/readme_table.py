@@ -18,7 +18,7 @@ START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
 SHOWN = {  # contender -> how the README names it
     "pg_eager": "polars_graded, 6 measures, `read_parquet` + eager `evaluate`",
     "pg_in_memory": "polars_graded, 6 measures, in-memory engine",
-    "pg_lazy": "polars_graded, 6 measures, `scan_parquet` + `collect()` (streaming)",
+    "pg_lazy": "polars_graded, 6 measures, `scan_parquet` + `collect()` (default engine)",
     "pg_partitioned": 'polars_graded, 6 measures, `evaluate_parquet(memory_budget="4GiB")`',
     "pg_peer_measures": "polars_graded, the 4 shared measures",
     "pytrec_eval": "pytrec_eval (4 measures, dict building included)",

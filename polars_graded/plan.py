@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Literal, get_args
 
 import polars as pl
@@ -31,6 +32,7 @@ from polars_graded.ranking import (
     RANKING_ID,
     TIE_START,
     TOP_LABEL,
+    RowCounts,
     explode_ranked,
     mark_ranked_order,
     number_rankings,
@@ -295,10 +297,14 @@ def _one_pass_values(
         passes.append((ranked.filter(pl.col(top_rows) <= deepest), shallow))
     if deep:
         passes.append((ranked, deep))
-    return [
-        rows.group_by(RANKING_ID).agg(in_one_pass[c].expr(r).alias(c) for c in group)
-        for rows, group in passes
-    ]
+    values = []
+    for rows, group in passes:
+        # Counts per tie group that the expressions ask for (ties="average") are computed
+        # over the pass's whole columns first: inside the group_by each use would pay again.
+        counts = RowCounts()
+        exprs = [in_one_pass[c].expr(replace(r, row_counts=counts)).alias(c) for c in group]
+        values.append(counts.add_to(rows).group_by(RANKING_ID).agg(exprs))
+    return values
 
 
 def summary(

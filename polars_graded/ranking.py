@@ -34,6 +34,7 @@ IN_ORDER = "__pg_in_order"
 RUN = "__pg_run"
 TIE_START = "__pg_tie_start"
 TIE_END = "__pg_tie_end"
+TIE_SCORE = "__pg_tie_score"
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,9 @@ class Ranked:
     top: pl.Expr
     tie_start: pl.Expr | None = None
     tie_end: pl.Expr | None = None
+    row_counts: RowCounts | None = None
+    """Where the plan computes tie groups' hit counts over whole columns, before grouping
+    (see :class:`RowCounts`); ``None``: inside each group."""
 
     @property
     def averages_ties(self) -> bool:
@@ -128,6 +132,61 @@ class Ranked:
         group_sum = through.gather(end - 1) - (through - values).gather(start - 1)
         size = self.tie_size()
         return pl.when(size == 1).then(values).otherwise(group_sum / size)
+
+
+class RowCounts:
+    """Counts of rows per tie group, computed over whole columns before the group_by.
+
+    Inside an aggregation Polars evaluates ``cum_sum`` and ``gather`` once per group, and
+    once per occurrence: an expression that uses a group's count three times pays three
+    times. Here each distinct flag (``rel >= 1``, ...) gets two columns, the flagged rows
+    before each row's tie group and within it, computed once over the table of
+    :func:`explode_ranked` (rankings contiguous, in ranked order): a cumulative sum over
+    the column and gathers at each ranking's and group's first row. Counts are integers,
+    so they equal the per-group arithmetic exactly.
+
+    Examples
+    --------
+    >>> counts = RowCounts()
+    >>> before, within = counts.of(pl.col(RANKED_REL) >= 1)
+    >>> ranked = pl.DataFrame({RANKED_REL: [1.0, 1.0, 0.0, 1.0], POSITION: [1, 2, 1, 2],
+    ...                        TIE_START: [1, 1, 1, 1], TIE_END: [2, 2, 2, 2]})
+    >>> counts.add_to(ranked.lazy()).select(before, within).collect().rows()
+    [(0, 2), (0, 2), (0, 1), (0, 1)]
+    """
+
+    def __init__(self) -> None:
+        self._flags: list[pl.Expr] = []
+
+    def of(self, flag: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+        """The (before, within) count columns of ``flag``, an element-wise boolean."""
+        for i, known in enumerate(self._flags):
+            if known.meta.eq(flag):
+                return self._columns(i)
+        self._flags.append(flag)
+        return self._columns(len(self._flags) - 1)
+
+    def add_to(self, ranked: pl.LazyFrame) -> pl.LazyFrame:
+        """``ranked`` with the count columns of every flag asked for so far."""
+        if not self._flags:
+            return ranked
+        row = pl.int_range(pl.len(), dtype=pl.Int64)
+        first = row - pl.col(POSITION)  # the row of position 1, minus one
+        start, end = first + pl.col(TIE_START), first + pl.col(TIE_END)
+        columns = []
+        for i, flag in enumerate(self._flags):
+            values = flag.cast(pl.Int64)
+            through = values.cum_sum()
+            earlier = through - values
+            before, within = (name.meta.output_name() for name in self._columns(i))
+            group_earlier = earlier.gather(start)
+            columns.append((group_earlier - earlier.gather(first + 1)).alias(before))
+            columns.append((through.gather(end) - group_earlier).alias(within))
+        return ranked.with_columns(columns)
+
+    @staticmethod
+    def _columns(i: int) -> tuple[pl.Expr, pl.Expr]:
+        return pl.col(f"__pg_before_{i}"), pl.col(f"__pg_within_{i}")
 
 
 @dataclass(frozen=True)
@@ -363,10 +422,12 @@ def ranked_lists(cols: TableSpec) -> list[pl.Expr]:
         own.top.alias(TOP_LABEL),
     ]
     if cols.ties.averaged:
-        start, end = own.tie_start, own.tie_end
-        if skips_sort(cols):
-            start, end = tie_bounds(pl.col(cols.score).cast(pl.Float32), own.position)
-        lists += [start.alias(TIE_START), end.alias(TIE_END)]  # type: ignore[union-attr]
+        # The tie bounds themselves are found by explode_ranked, on whole columns: inside
+        # each group their forward and backward fills cost more than the sort.
+        score = compared_score(cols.score)
+        if not skips_sort(cols):
+            score = _sorted(score, ranking_order(cols.score, cols.item, cols.relevance, cols.ties))
+        lists.append(score.alias(TIE_SCORE))
     return lists
 
 
@@ -430,9 +491,9 @@ def explode_ranked(numbered: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
     >>> ranked.select(RANKING_ID, RANKED_REL, POSITION).rows()
     [(0, 0.0, 1), (0, 1.0, 2)]
     """
-    ties = [TIE_START, TIE_END] if cols.ties.averaged else []
+    ties = [TIE_SCORE] if cols.ties.averaged else []
     positions = pl.int_ranges(1, pl.col(RANKED_REL).list.len() + 1, dtype=pl.Int64)
-    return numbered.select(
+    exploded = numbered.select(
         RANKING_ID,
         *cols.by,
         RANKED_REL,
@@ -442,3 +503,28 @@ def explode_ranked(numbered: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
         TOP_LABEL,
         *ties,
     ).explode([RANKED_REL, IDEAL_REL, POSITION, *ties])
+    if not ties:
+        return exploded
+    start, end = contiguous_tie_bounds(pl.col(TIE_SCORE), pl.col(POSITION))
+    return exploded.with_columns(start.alias(TIE_START), end.alias(TIE_END)).drop(TIE_SCORE)
+
+
+def contiguous_tie_bounds(ranked_scores: pl.Expr, position: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """:func:`tie_bounds` over whole columns holding many rankings one after another.
+
+    Every ranking starts at position 1 and runs in ranked order, so a tie group never
+    reaches into the next ranking: the fills run once over the column, not per ranking.
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"score": [2.0, 2.0, 2.0, 1.0, 1.0], "pos": [1, 2, 1, 2, 3]})
+    >>> start, end = contiguous_tie_bounds(pl.col("score"), pl.col("pos"))
+    >>> df.select(start=start, end=end).rows()
+    [(1, 2), (1, 2), (1, 1), (2, 3), (2, 3)]
+    """
+    same_as_previous = (position > 1) & ranked_scores.eq_missing(ranked_scores.shift(1))
+    next_in_ranking = position.shift(-1).fill_null(1) > 1
+    same_as_next = next_in_ranking & ranked_scores.eq_missing(ranked_scores.shift(-1))
+    start = pl.when(~same_as_previous).then(position).forward_fill()
+    end = pl.when(~same_as_next).then(position).backward_fill()
+    return start, end

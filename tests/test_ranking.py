@@ -19,9 +19,11 @@ from polars.testing import assert_frame_equal
 from strategies import tied_tables
 
 import polars_graded  # noqa: F401  (registers the namespace)
+from polars_graded.measures.tie_average import group_hits
 from polars_graded.options import TableSpec, Ties
 from polars_graded.ranking import (
     RANKING_ID,
+    RowCounts,
     compared_score,
     explode_ranked,
     number_rankings,
@@ -259,6 +261,31 @@ def test_the_pre_ranked_columns_hold_the_same_rankings(table: tuple) -> None:
             key_of[row[RANKING_ID]]: {c: row[c] for c in exprs} for row in pre.iter_rows(named=True)
         }
         assert got == bundle_lists(df, spec), ties
+
+
+@FEWER
+@given(tied_tables())
+def test_row_counts_equal_the_counts_inside_each_group(table: tuple) -> None:
+    """RowCounts (whole columns, before the group_by) gives each row the tie-group counts
+    that group_hits computes inside the group, for several flags at once."""
+    df, by = table
+    spec = spec_of(by, "average")
+    numbered = number_rankings(df.lazy().group_by(spec.keys).agg(ranked_lists(spec)), spec)
+    ranked = explode_ranked(numbered, spec)
+    inside, counts = pre_ranked(spec), RowCounts()
+    flags = [inside.hits(1), inside.hits(2), inside.rel.is_null(), inside.in_list(3)]
+    exprs, expected = [], []
+    for i, flag in enumerate(flags):
+        for name, value in zip(("before", "within"), counts.of(flag), strict=True):
+            exprs.append(value.alias(f"{name}{i}"))
+        for name, value in zip(("before", "within"), group_hits(inside, flag), strict=True):
+            expected.append(value.alias(f"{name}{i}"))
+    counts.of(inside.hits(1))  # asked again: no new columns
+    added = len(counts.add_to(ranked).collect_schema()) - len(ranked.collect_schema())
+    assert added == 2 * len(flags)
+    got = counts.add_to(ranked).group_by(RANKING_ID).agg(exprs).sort(RANKING_ID).collect()
+    want = ranked.group_by(RANKING_ID).agg(expected).sort(RANKING_ID).collect()
+    assert_frame_equal(got, want)
 
 
 def test_number_rankings_follows_the_sorted_keys() -> None:

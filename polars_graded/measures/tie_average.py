@@ -53,6 +53,8 @@ def group_hits(r: Ranked, hit: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     >>> df.group_by("query").agg(before, within.alias("within")).row(0)
     (1, [0, 0, 0], [1, 1, 1])
     """
+    if r.row_counts is not None:
+        return r.row_counts.of(hit)
     return group_sums(r, hit.cast(pl.Int64))
 
 
