@@ -422,12 +422,17 @@ def ranked_lists(cols: TableSpec) -> list[pl.Expr]:
         own.top.alias(TOP_LABEL),
     ]
     if cols.ties.averaged:
-        # The tie bounds themselves are found by explode_ranked, on whole columns: inside
-        # each group their forward and backward fills cost more than the sort.
-        score = compared_score(cols.score)
+        # The scores in ranked order too, for explode_ranked to find the tie groups over
+        # whole columns (inside each group their fills cost more than the sort). Label and
+        # score are sorted together, as a list of structs that explode_ranked unnests: one
+        # sort instead of two.
+        pair = pl.struct(
+            pl.col(cols.relevance).cast(pl.Float64).alias(RANKED_REL),
+            compared_score(cols.score).alias(TIE_SCORE),
+        )
         if not skips_sort(cols):
-            score = _sorted(score, ranking_order(cols.score, cols.item, cols.relevance, cols.ties))
-        lists.append(score.alias(TIE_SCORE))
+            pair = _sorted(pair, ranking_order(cols.score, cols.item, cols.relevance, cols.ties))
+        lists[0] = pair.alias(RANKED_REL)
     return lists
 
 
@@ -491,7 +496,6 @@ def explode_ranked(numbered: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
     >>> ranked.select(RANKING_ID, RANKED_REL, POSITION).rows()
     [(0, 0.0, 1), (0, 1.0, 2)]
     """
-    ties = [TIE_SCORE] if cols.ties.averaged else []
     positions = pl.int_ranges(1, pl.col(RANKED_REL).list.len() + 1, dtype=pl.Int64)
     exploded = numbered.select(
         RANKING_ID,
@@ -501,12 +505,13 @@ def explode_ranked(numbered: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
         N_RETRIEVED,
         positions.alias(POSITION),
         TOP_LABEL,
-        *ties,
-    ).explode([RANKED_REL, IDEAL_REL, POSITION, *ties])
-    if not ties:
+    ).explode([RANKED_REL, IDEAL_REL, POSITION])
+    if not cols.ties.averaged:
         return exploded
     start, end = contiguous_tie_bounds(pl.col(TIE_SCORE), pl.col(POSITION))
-    return exploded.with_columns(start.alias(TIE_START), end.alias(TIE_END)).drop(TIE_SCORE)
+    bounds = [start.alias(TIE_START), end.alias(TIE_END)]
+    # Unnested in place: the columns keep the order of the plain case.
+    return exploded.unnest(RANKED_REL).with_columns(bounds).drop(TIE_SCORE)
 
 
 def contiguous_tie_bounds(ranked_scores: pl.Expr, position: pl.Expr) -> tuple[pl.Expr, pl.Expr]:

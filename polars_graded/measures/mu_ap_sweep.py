@@ -97,6 +97,8 @@ def _averaged_where_tied(leveled: pl.LazyFrame, k: int | None) -> pl.LazyFrame:
     """Rankings with tied retrieved rows (:data:`TIED`) take the per-level expectation, the
     others the sweep: the same bits as without tie averaging, and less work."""
     tied = pl.col(TIED)
+    # Both branches read the levels: cached, or Polars would find them twice.
+    leveled = leveled.cache()
     return pl.concat([_swept(leveled.filter(~tied), k), _averaged(leveled.filter(tied), k)])
 
 
