@@ -157,7 +157,7 @@ def averaged_reciprocal_rank(r: Ranked, hit: pl.Expr, k: int | None) -> pl.Expr:
     # cum_prod): no relevant row before the row's tie group, one in it, and at most
     # n - c rows of the group's n ahead of this one.
     before, within = group_hits(r, hit)
-    ahead = r.position - r.tie_start  # type: ignore[operator]
+    ahead = r.position - r.tie_start
     can_be_first = (before == 0) & (within > 0) & (ahead <= r.tie_size() - within)
     return pl.when(r.in_list(k) & can_be_first).then(first_here / r.position).sum()
 
