@@ -12,6 +12,7 @@ from polars_graded.measures.mu_ap_sweep import (
     _fenwick_earlier,
     _merged_earlier,
     _per_level_sums,
+    _per_level_sums_in_two,
     _segments,
     _sorted_sums,
 )
@@ -92,9 +93,9 @@ def test_sorted_sums_equal_the_pairwise_sums(seed: int) -> None:
     np.testing.assert_allclose(got, naive(group, weight), rtol=1e-12)
 
 
-@pytest.mark.parametrize("sweep", [_per_level_sums, _sorted_sums])
-@pytest.mark.parametrize("seed", range(20))
-def test_both_sweeps_equal_the_pairwise_sums(sweep, seed: int) -> None:
+def few_level_rankings(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rankings with at most FEW_LEVELS levels, some without a row: ranking, group,
+    level, the ranking's level count."""
     rng = np.random.default_rng(100 + seed)
     sizes = rng.integers(1, 30, size=rng.integers(1, 10))
     ranking = np.repeat(rng.choice(1000, sizes.size, replace=False).cumsum(), sizes)
@@ -104,9 +105,26 @@ def test_both_sweeps_equal_the_pairwise_sums(sweep, seed: int) -> None:
     level = np.concatenate(
         [rng.integers(1, m + 1, size=n) for m, n in zip(levels_per_group, sizes, strict=True)]
     )
-    weight = np.cumsum(rng.random(10))[level - 1] + group  # rises with the level
-    got = sweep(ranking, level, weight, levels_per_group[group])
+    return ranking, group, level, levels_per_group[group]
+
+
+@pytest.mark.parametrize("sweep", [_per_level_sums, _per_level_sums_in_two, _sorted_sums])
+@pytest.mark.parametrize("seed", range(20))
+def test_both_sweeps_equal_the_pairwise_sums(sweep, seed: int) -> None:
+    ranking, group, level, n_levels = few_level_rankings(seed)
+    weight = np.cumsum(np.random.default_rng(seed).random(10))[level - 1] + group
+    got = sweep(ranking, level, weight, n_levels)
     np.testing.assert_allclose(got, naive(group, weight), rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_per_level_sums_keep_their_bits_in_two_threads(seed: int) -> None:
+    ranking, group, level, n_levels = few_level_rankings(seed)
+    weight = np.cumsum(np.random.default_rng(seed).random(10))[level - 1] * (group + 1)
+    np.testing.assert_array_equal(
+        _per_level_sums_in_two(ranking, level, weight, n_levels),
+        _per_level_sums(ranking, level, weight, n_levels),
+    )
 
 
 def per_pass_sort(

@@ -291,12 +291,14 @@ def _pair_sums(frame: pl.DataFrame) -> np.ndarray:
     level = frame["_level"].to_numpy()
     weight = frame["_w"].to_numpy()
     row_levels = frame["_n_levels"].to_numpy()
-    pair_sums = np.empty(ranking.size)
     # Whole rankings go one way or the other, so a query's bits never depend on its neighbours.
     few = row_levels <= FEW_LEVELS
-    for rows, sums in ((few, _per_level_sums), (~few, _sorted_sums)):
-        if rows.any():
-            pair_sums[rows] = sums(ranking[rows], level[rows], weight[rows], row_levels[rows])
+    if few.all() or not few.any():  # one sweep, no copies of the rows
+        sweep = _per_level_sums_in_two if few.all() else _sorted_sums
+        return sweep(ranking, level, weight, row_levels)
+    pair_sums = np.empty(ranking.size)
+    for rows, sums in ((few, _per_level_sums_in_two), (~few, _sorted_sums)):
+        pair_sums[rows] = sums(ranking[rows], level[rows], weight[rows], row_levels[rows])
     return pair_sums
 
 
@@ -357,6 +359,40 @@ def _segments(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     starts = np.flatnonzero(change)
     group = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, size]))
     return starts, group
+
+
+def _per_level_sums_in_two(
+    ranking: np.ndarray, level: np.ndarray, weight: np.ndarray, row_levels: np.ndarray
+) -> np.ndarray:
+    """:func:`_per_level_sums` on two halves of the rankings in two threads (numpy frees
+    the interpreter in its array work): each ranking's sums are the same in either half."""
+    halves = _two_halves(ranking)
+    if len(halves) == 1:
+        return _per_level_sums(ranking, level, weight, row_levels)
+    with ThreadPoolExecutor(2) as pool:
+        parts = [
+            pool.submit(_per_level_sums, ranking[rows], level[rows], weight[rows], row_levels[rows])
+            for rows in halves
+        ]
+        return np.concatenate([part.result() for part in parts])
+
+
+def _two_halves(ranking: np.ndarray) -> list[slice]:
+    """Two slices of whole rankings (rows contiguous per ranking) with about half of the rows
+    each; one slice when there is a single ranking.
+
+    Examples
+    --------
+    >>> _two_halves(np.array([0, 0, 0, 1, 2, 2]))
+    [slice(0, 3, None), slice(3, None, None)]
+    >>> _two_halves(np.array([5, 5]))
+    [slice(0, None, None)]
+    """
+    starts, _ = _segments(ranking)
+    if starts.size < 2:
+        return [slice(0, None)]
+    cut = int(starts[min(max(int(np.searchsorted(starts, ranking.size // 2)), 1), starts.size - 1)])
+    return [slice(0, cut), slice(cut, None)]
 
 
 def _per_level_sums(
@@ -519,14 +555,13 @@ def _merged_in_two(
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_merged_earlier` on two halves of the rankings in two threads (numpy frees
     the interpreter in its array work): each ranking's sums are the same in either half."""
-    starts, _ = _segments(ranking)
-    if starts.size < 2:
+    rows_of = _two_halves(ranking)
+    if len(rows_of) == 1:
         return _merged_earlier(ranking, level, query, weight)
-    cut = starts[min(max(int(np.searchsorted(starts, ranking.size // 2)), 1), starts.size - 1)]
     with ThreadPoolExecutor(2) as pool:
         halves = [
             pool.submit(_merged_earlier, ranking[rows], level[rows], query[rows], weight[rows])
-            for rows in (slice(0, cut), slice(cut, None))
+            for rows in rows_of
         ]
         (count_a, total_a), (count_b, total_b) = (half.result() for half in halves)
     return np.concatenate([count_a, count_b]), np.concatenate([total_a, total_b])
