@@ -248,6 +248,30 @@ def test_never_more_partitions_than_rankings(
     assert "not 50:" in str(caught[1].message)
 
 
+@pytest.mark.parametrize(("partitions", "key_counts"), [(4, 1), (5, 1), (8, 2)])
+def test_rankings_are_counted_in_the_first_rows_when_they_suffice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, partitions: int, key_counts: int
+) -> None:
+    path = write_small_table(tmp_path / "small.parquet")  # 10 rows a query
+    monkeypatch.setattr(parquet, "KEY_SAMPLE_ROWS", 50)  # 5 queries
+    counts = count_partitions(monkeypatch)
+    scans: list[int] = []
+    original = parquet._distinct_keys
+
+    def spy(scan: pl.LazyFrame, keys: list[str]) -> int:
+        scans.append(original(scan, keys))
+        return scans[-1]
+
+    monkeypatch.setattr(parquet, "_distinct_keys", spy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no cap, so no warning
+        got = pg.evaluate_parquet(path, MEASURES, partitions=partitions)
+    # The whole table is counted only when its first rows hold too few rankings.
+    assert scans == [5, 20][:key_counts]
+    assert counts == [partitions]
+    assert_same_bits(got, in_memory(path, MEASURES))
+
+
 def test_partitions_have_a_ceiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_small_table(tmp_path / "small.parquet")
     counts = count_partitions(monkeypatch)
