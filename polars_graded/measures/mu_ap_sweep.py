@@ -27,8 +27,9 @@ stays O(n): no row meets a level.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 import numpy as np
 import polars as pl
@@ -43,6 +44,8 @@ from polars_graded.ranking import (
     TIE_END,
     TIE_START,
 )
+
+T = TypeVar("T")
 
 NUMERATOR = "_mu_ap_numerator"
 TOP = "_top"
@@ -364,17 +367,20 @@ def _segments(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _per_level_sums_in_two(
     ranking: np.ndarray, level: np.ndarray, weight: np.ndarray, row_levels: np.ndarray
 ) -> np.ndarray:
-    """:func:`_per_level_sums` on two halves of the rankings in two threads (numpy frees
-    the interpreter in its array work): each ranking's sums are the same in either half."""
+    """:func:`_per_level_sums` in two threads (:func:`_on_two_halves`)."""
+    return np.concatenate(_on_two_halves(_per_level_sums, ranking, level, weight, row_levels))
+
+
+def _on_two_halves(sweep: Callable[..., T], ranking: np.ndarray, *columns: np.ndarray) -> list[T]:
+    """``sweep(ranking, *columns)`` on each of :func:`_two_halves` of the rows, in two threads
+    (numpy frees the interpreter in its array work): a sweep whose results per ranking are
+    the same in either half. One result per half, in row order."""
     halves = _two_halves(ranking)
     if len(halves) == 1:
-        return _per_level_sums(ranking, level, weight, row_levels)
+        return [sweep(ranking, *columns)]
     with ThreadPoolExecutor(2) as pool:
-        parts = [
-            pool.submit(_per_level_sums, ranking[rows], level[rows], weight[rows], row_levels[rows])
-            for rows in halves
-        ]
-        return np.concatenate([part.result() for part in parts])
+        parts = [pool.submit(sweep, ranking[rows], *(c[rows] for c in columns)) for rows in halves]
+        return [part.result() for part in parts]
 
 
 def _two_halves(ranking: np.ndarray) -> list[slice]:
@@ -553,18 +559,11 @@ def _fenwick_add(
 def _merged_in_two(
     ranking: np.ndarray, level: np.ndarray, query: np.ndarray, weight: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_merged_earlier` on two halves of the rankings in two threads (numpy frees
-    the interpreter in its array work): each ranking's sums are the same in either half."""
-    rows_of = _two_halves(ranking)
-    if len(rows_of) == 1:
-        return _merged_earlier(ranking, level, query, weight)
-    with ThreadPoolExecutor(2) as pool:
-        halves = [
-            pool.submit(_merged_earlier, ranking[rows], level[rows], query[rows], weight[rows])
-            for rows in rows_of
-        ]
-        (count_a, total_a), (count_b, total_b) = (half.result() for half in halves)
-    return np.concatenate([count_a, count_b]), np.concatenate([total_a, total_b])
+    """:func:`_merged_earlier` in two threads (:func:`_on_two_halves`)."""
+    counts, totals = zip(
+        *_on_two_halves(_merged_earlier, ranking, level, query, weight), strict=True
+    )
+    return np.concatenate(counts), np.concatenate(totals)
 
 
 def _merged_earlier(
