@@ -32,11 +32,11 @@ Variant
     rescaled per query) but shrinks the virtual users' labels to 0..1.
 Ties
     Several features are constant within a query (5, 21, 22 everywhere) and the others tie
-    a lot. The figures use the library's default: scores compared as float32, ties broken
-    by item id descending (here docid descending), as trec_eval does. The tie counts are
-    printed, and at the end every figure's graded measures are evaluated again with
-    ``ties="average"`` (the expected value over every order of the tied rows) beside them,
-    with a figure of their differences (``ties_trec_eval_vs_average.png``).
+    a lot. The figures use the library's default: scores compared as float64 (as trec_eval
+    10.0), ties broken by item id descending (here docid descending), as trec_eval does.
+    The tie counts are printed, and at the end every figure's graded measures are evaluated
+    again with ``ties="average"`` (the expected value over every order of the tied rows)
+    beside them, with a figure of their differences (``ties_trec_eval_vs_average.png``).
 
 Run::
 
@@ -85,8 +85,8 @@ PLOTS_HINT = (
     "(or run with --no-plots)"
 )
 TIES_NOTE = (
-    "Ties: scores are compared as float32 and tied rows are ordered by docid descending "
-    "(the library's default, as trec_eval); the same for every strategy and figure. The "
+    "Ties: scores are compared as float64 and tied rows are ordered by docid descending "
+    "(the library's default, as trec_eval 10.0); the same for every strategy and figure. The "
     "last section evaluates the graded measures again with ties='average'."
 )
 TIES_AVERAGE_NOTE = (
@@ -94,7 +94,7 @@ TIES_AVERAGE_NOTE = (
     "ties='average' (the exact expected value over every order of each group of tied rows, "
     "McSherry & Najork 2008: what a random tie-breaking gives on average); "
     "Δ = trec_eval - average is how much the tie-breaking rule alone moves the mean. "
-    "tied_share: rows whose float32 score another row of the query has."
+    "tied_share: rows whose float64 score another row of the query has."
 )
 TIES_FIGURE = "ties_trec_eval_vs_average.png"
 DATA_NOTE = (
@@ -334,7 +334,7 @@ def measure_columns(table: pl.DataFrame) -> list[str]:
 
 
 def tie_report(long: pl.DataFrame) -> pl.DataFrame:
-    """Per strategy: how many rows share their query's float32 score with another row.
+    """Per strategy: how many rows share their query's score (float64) with another row.
 
     Parameters
     ----------
@@ -344,8 +344,9 @@ def tie_report(long: pl.DataFrame) -> pl.DataFrame:
     Returns
     -------
     polars.DataFrame
-        ``strategy``, ``rows``, ``tied_rows`` (in a tie group of 2 or more at float32),
-        ``tied_share``, ``tied_rows_f64`` (the same comparing float64 values),
+        ``strategy``, ``rows``, ``tied_rows`` (in a tie group of 2 or more, scores compared
+        as float64, the library's default), ``tied_share``, ``tied_rows_f32`` (the same
+        comparing float32 values, as trec_eval 9.x and ``compat="trec_eval_9"``),
         ``largest_tie`` and ``constant_queries`` (queries whose rows all tie).
     """
 
@@ -356,15 +357,15 @@ def tie_report(long: pl.DataFrame) -> pl.DataFrame:
     )
     per_query = sized.group_by("strategy", "qid").agg(
         rows=pl.len(),
-        tied_rows=(pl.col("tie32") > 1).sum(),
-        tied_rows_f64=(pl.col("tie64") > 1).sum(),
-        largest_tie=pl.col("tie32").max(),
-        constant=score32.n_unique() == 1,
+        tied_rows=(pl.col("tie64") > 1).sum(),
+        tied_rows_f32=(pl.col("tie32") > 1).sum(),
+        largest_tie=pl.col("tie64").max(),
+        constant=pl.col("score").n_unique() == 1,
     )
     return (
         per_query.group_by("strategy")
         .agg(
-            pl.col("rows", "tied_rows", "tied_rows_f64").sum(),
+            pl.col("rows", "tied_rows", "tied_rows_f32").sum(),
             pl.col("largest_tie").max(),
             constant_queries=pl.col("constant").sum(),
         )
@@ -374,7 +375,7 @@ def tie_report(long: pl.DataFrame) -> pl.DataFrame:
             "rows",
             "tied_rows",
             "tied_share",
-            "tied_rows_f64",
+            "tied_rows_f32",
             "largest_tie",
             "constant_queries",
         )

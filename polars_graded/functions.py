@@ -1,8 +1,9 @@
 """Measures as expressions, for a ``group_by(...).agg(...)`` of your own.
 
-Each function returns a ``pl.Expr`` that ranks the rows of its group (score as float32
-descending, ties by item descending) and computes one measure, aliased to the measure's
-canonical name. Group by ``query`` (plus any system columns) yourself. Unlike the
+Each function returns a ``pl.Expr`` that ranks the rows of its group (score descending,
+compared as 64-bit floats as trec_eval 10.0 does, or as 32-bit floats with
+``compat="trec_eval_9"``; ties by item descending) and computes one measure, aliased to the
+measure's canonical name. Group by ``query`` (plus any system columns) yourself. Unlike the
 ``graded`` namespace, these do not validate the input (see :mod:`polars_graded.validate`);
 but no NaN or infinite value leaves them: one (from an infinite or NaN label, or from DCG's
 exponential gain on labels >= 1024, as 2^1024 overflows float64) raises an
@@ -48,7 +49,7 @@ import polars as pl
 from polars_graded.errors import InvalidValueError
 from polars_graded.measures import generate, registry
 from polars_graded.measures.base import Measure
-from polars_graded.options import TiePolicy
+from polars_graded.options import DEFAULT_COMPAT, Compat, TiePolicy, check_compat
 from polars_graded.ranking import rank_in_group
 
 
@@ -61,6 +62,10 @@ class ExprOptions(TypedDict, total=False):
         The tie policy: ``"trec_eval"`` (default), ``"input"``, ``"optimistic"``,
         ``"pessimistic"`` or ``"average"`` (see
         :class:`polars_graded.options.ColumnOptions`).
+    compat
+        The trec_eval release to reproduce: ``"trec_eval_10"`` (default) or
+        ``"trec_eval_9"`` (pytrec_eval's numbers; see
+        :func:`polars_graded.options.check_compat`).
 
     Examples
     --------
@@ -85,6 +90,7 @@ class ExprOptions(TypedDict, total=False):
     score: str
     item: str
     ties: TiePolicy
+    compat: Compat
 
 
 def measure_expr(
@@ -94,8 +100,11 @@ def measure_expr(
     score: str = "score",
     item: str = "item",
     ties: TiePolicy = "trec_eval",
+    compat: Compat = DEFAULT_COMPAT,
 ) -> pl.Expr:
     """The expression of any measure object, named by its canonical string.
+
+    The measure's own ``compat`` (an ``ir_measures:`` name's) wins over ``compat=``.
 
     A NaN or infinite value raises an :class:`~polars_graded.InvalidValueError` when the
     expression runs (an infinite label; DCG's ``2^label`` beyond float64): it never leaves
@@ -108,7 +117,8 @@ def measure_expr(
     >>> expr.meta.output_name()
     'ap(rel=2)@10'
     """
-    ranked = rank_in_group(relevance, score, item, ties)
+    release = measure.compat or check_compat(compat)
+    ranked = rank_in_group(relevance, score, item, ties, release)
     value = measure.expr(ranked).cast(pl.Float64)
     # Elementwise: Polars calls it once per batch of per-group values, not once per group.
     checked = value.map_batches(
@@ -135,7 +145,8 @@ def _finite_or_raise(measure: Measure, values: pl.Series) -> pl.Series:
 
 COLUMNS = "Unpack[ExprOptions]"
 COLUMNS_DOC = (
-    "``relevance=``, ``score=``, ``item=`` (column names) and ``ties=`` (the tie policy); "
+    "``relevance=``, ``score=``, ``item=`` (column names), ``ties=`` (the tie policy) and "
+    "``compat=`` (the trec_eval release); "
     "see :class:`ExprOptions`."
 )
 

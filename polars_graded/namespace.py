@@ -22,7 +22,7 @@ from polars_graded.compare import by_column
 from polars_graded.compare import compare as compare_values
 from polars_graded.measures import MeasureSpec, as_named_measures, generate, registry
 from polars_graded.measures.base import Measure
-from polars_graded.options import ColumnOptions, TiePolicy, as_by
+from polars_graded.options import DEFAULT_COMPAT, ColumnOptions, Compat, TiePolicy, as_by
 from polars_graded.statistics import DEFAULTS
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -134,6 +134,7 @@ class GradedNamespace(Generic[FrameT]):
         relevance: str = "relevance",
         ranked: bool = False,
         ties: TiePolicy = "trec_eval",
+        compat: Compat = DEFAULT_COMPAT,
         segment: str | Sequence[str] | None = None,
         min_queries: int | None = None,
     ) -> pl.DataFrame:
@@ -154,8 +155,9 @@ class GradedNamespace(Generic[FrameT]):
             See :func:`polars_graded.compare.compare`.
         query, item, score, relevance
             Column names.
-        ranked, ties
-            Input in ranked order, and the tie policy; see :class:`ColumnOptions`.
+        ranked, ties, compat
+            Input in ranked order, the tie policy and the trec_eval release to reproduce;
+            see :class:`ColumnOptions`.
         segment, min_queries
             Compare within each segment of the queries: the table is evaluated by system
             and ``segment``, then compared by
@@ -202,6 +204,7 @@ class GradedNamespace(Generic[FrameT]):
             by=(system, *as_by(segment)),
             ranked=ranked,
             ties=ties,
+            compat=compat,
         )
         per_query = api.evaluate(self._frame, wanted, **columns)
         values = per_query if isinstance(per_query, pl.DataFrame) else per_query.collect()

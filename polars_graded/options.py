@@ -1,7 +1,7 @@
 """The options every entry point shares, checked once: the table spec and the tie policy.
 
 A user passes ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=``, ``ranked=``,
-``ties=``, ``judged_only=`` and ``depth=`` as keywords (:class:`ColumnOptions`);
+``ties=``, ``compat=``, ``judged_only=`` and ``depth=`` as keywords (:class:`ColumnOptions`);
 :meth:`TableSpec.of` checks them and gives the one frozen object the rest of the code reads.
 The tie policy travels as a :class:`Ties` object with the predicates the ranking and the
 measures ask of it.
@@ -18,6 +18,44 @@ from polars_graded.errors import InvalidValueError
 TiePolicy = Literal["trec_eval", "input", "optimistic", "pessimistic", "average"]
 """How rows with equal scores are ordered, or averaged over (see :class:`Ties`)."""
 TIE_POLICIES: tuple[str, ...] = get_args(TiePolicy)
+
+Compat = Literal["trec_eval_10", "trec_eval_9"]
+"""Which trec_eval release's numbers to reproduce where they differ (:func:`check_compat`)."""
+COMPATS: tuple[str, ...] = get_args(Compat)
+DEFAULT_COMPAT: Compat = "trec_eval_10"
+
+
+SCORE_PRECISION: dict[str, str] = {
+    "trec_eval_10": "as doubles, as trec_eval 10.0 does",
+    "trec_eval_9": "as 32-bit floats, as trec_eval 9.x and pytrec_eval do",
+}
+"""How each release compares scores, in words (the report's conventions)."""
+
+
+def check_compat(compat: object) -> Compat:
+    """A ``compat=`` value, checked.
+
+    ``"trec_eval_10"`` (the default) follows trec_eval 10.0: scores are compared as 64-bit
+    floats, and interpolated precision's recall point ``x`` is the ``round(x R)``-th relevant
+    row. ``"trec_eval_9"`` reproduces trec_eval 9.x and pytrec_eval (which ir_measures runs)
+    exactly: scores are compared as 32-bit floats, so scores equal in their first ~7
+    significant digits tie, and the recall point is the ``(long)(x R + 0.9)``-th relevant
+    row. The ``ir_measures:`` names always use ``"trec_eval_9"``.
+
+    Examples
+    --------
+    >>> check_compat("trec_eval_9")
+    'trec_eval_9'
+    >>> check_compat("9")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: compat= must be one of 'trec_eval_10', ...
+    """
+    if compat not in COMPATS:
+        choices = ", ".join(map(repr, COMPATS))
+        msg = f"compat= must be one of {choices}; got {compat!r}"
+        raise InvalidValueError(msg)
+    return compat  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -108,16 +146,23 @@ class ColumnOptions(TypedDict, total=False):
         per-query sort is skipped; rows out of that order raise an error naming a query
         and an item. Default ``False``: the rows may come in any order.
     ties
-        How rows with equal scores (compared as float32) are ordered: ``"trec_eval"``
+        How rows with equal scores are ordered: ``"trec_eval"``
         (default: item descending, as trec_eval), ``"input"`` (the rows' order in the
         table), ``"optimistic"`` / ``"pessimistic"`` (the higher / lower label first), or
         ``"average"``: the exact expected value of each measure over every order of each
         group of tied rows (McSherry and Najork, ECIR 2008), in closed form. With
         ``ranked=True``, ``"trec_eval"`` requires ties by item descending and the others
         take tied rows in any order.
+    compat
+        Which trec_eval release to reproduce where releases differ: ``"trec_eval_10"``
+        (default: scores compared as 64-bit floats, as trec_eval 10.0) or ``"trec_eval_9"``
+        (trec_eval 9.x and pytrec_eval: scores compared as 32-bit floats, so scores that
+        agree in their first ~7 digits tie; interpolated precision's 9.x recall points).
+        See :func:`check_compat`.
     judged_only
         ``True``: rank the judged rows only (trec_eval ``-J``, the condensed list): rows
-        with a null relevance leave the ranking, the others move up. Default ``False``.
+        that are unjudged (null relevance) or carry a negative label leave the ranking, the
+        others move up; as trec_eval, only labels >= 0 count as judged. Default ``False``.
     depth
         ``N``: only the first N ranked rows of each ranking count as retrieved (trec_eval
         ``-M N``); the rows below stay in the judgments (R counts them) as unretrieved.
@@ -142,6 +187,7 @@ class ColumnOptions(TypedDict, total=False):
     by: str | Sequence[str] | None
     ranked: bool
     ties: TiePolicy
+    compat: Compat
     judged_only: bool
     depth: int | None
 
@@ -168,6 +214,8 @@ class TableSpec:
     ranked: bool = False
     """The rows are already in ranked order: no sort (see :func:`ranking.mark_ranked_order`)."""
     ties: Ties = field(default_factory=Ties)
+    compat: Compat = DEFAULT_COMPAT
+    """Which trec_eval release's ranking and rounding to reproduce (:func:`check_compat`)."""
     judged_only: bool = False
     """Rank the judged rows only (trec_eval ``-J``)."""
     depth: int | None = None
@@ -176,6 +224,7 @@ class TableSpec:
     def __post_init__(self) -> None:
         object.__setattr__(self, "by", as_by(self.by))
         object.__setattr__(self, "ties", Ties.of(self.ties))
+        check_compat(self.compat)
         for name in ("ranked", "judged_only"):
             flag: object = getattr(self, name)  # typed bool, but it comes from the user
             if not isinstance(flag, bool):
@@ -214,6 +263,17 @@ class TableSpec:
         return self.judged_only or self.depth is not None
 
     @property
+    def scores_as_float32(self) -> bool:
+        """Whether scores are compared as 32-bit floats (trec_eval 9.x), not as doubles.
+
+        Examples
+        --------
+        >>> TableSpec().scores_as_float32, TableSpec(compat="trec_eval_9").scores_as_float32
+        (False, True)
+        """
+        return self.compat == "trec_eval_9"
+
+    @property
     def keys(self) -> list[str]:
         """The columns that identify one ranked list: ``by + [query]``."""
         return [*self.by, self.query]
@@ -233,6 +293,7 @@ class TableSpec:
             by=self.by,
             ranked=self.ranked,
             ties=self.ties.policy,
+            compat=self.compat,
             judged_only=self.judged_only,
             depth=self.depth,
         )

@@ -24,7 +24,7 @@ import polars as pl
 from polars_graded.errors import GradedWarning, InvalidValueError
 from polars_graded.measures import Measure, MeasureSpec, as_named_measures
 from polars_graded.measures.base import format_number
-from polars_graded.options import TableSpec
+from polars_graded.options import Compat, TableSpec
 from polars_graded.ranking import (
     N_RETRIEVED,
     POSITION,
@@ -100,6 +100,11 @@ def per_query(
     [(1, 0.5, 0.0)]
     """
     named = as_named_measures(measures)
+    groups = by_compat(named, cols)
+    if len(groups) > 1:
+        return _per_query_by_compat(lf, groups, list(named), cols, warn)
+    # One release for every measure: its own (an ir_measures name's) or the table's.
+    cols = replace(cols, compat=next(iter(groups)))
     schema = lf.collect_schema()
     check_schema(schema, cols)
     check_output_names(named, cols)
@@ -149,25 +154,80 @@ def per_query(
     return result.map_batches(finish, schema=out_schema)
 
 
+def by_compat(named: dict[str, Measure], cols: TableSpec) -> dict[Compat, dict[str, Measure]]:
+    """The measures grouped by the trec_eval release they follow: their own ``compat``
+    (set by the ``ir_measures:`` names), else the evaluation's ``compat=``.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> groups = by_compat(as_named_measures(["ap", "ir_measures:AP"]), TableSpec())
+    >>> {compat: list(group) for compat, group in groups.items()}
+    {'trec_eval_10': ['ap'], 'trec_eval_9': ['AP']}
+    """
+    groups: dict[Compat, dict[str, Measure]] = {}
+    for name, measure in named.items():
+        groups.setdefault(measure.compat or cols.compat, {})[name] = measure
+    return groups
+
+
+def _per_query_by_compat(
+    lf: pl.LazyFrame,
+    groups: dict[Compat, dict[str, Measure]],
+    order: list[str],
+    cols: TableSpec,
+    warn: bool | Callable[[float | None], object],
+) -> pl.LazyFrame:
+    """:func:`per_query` of measures that follow different trec_eval releases: each release
+    ranks the table its own way (which scores tie), so each group is one plan of its own,
+    and their per-query values are joined on the keys. ``warn`` is called once, with the
+    largest label every part saw (not once per part)."""
+    largest: list[float | None] = []
+    parts = [
+        per_query(lf, group, replace(cols, compat=c), warn=largest.append)
+        for c, group in groups.items()
+    ]
+    result = parts[0]
+    for part in parts[1:]:
+        result = result.join(
+            part, on=cols.keys, how="left", nulls_equal=True, maintain_order="left"
+        )
+    result = result.select(*cols.keys, *order)
+    measures = [measure for group in groups.values() for measure in group.values()]
+
+    def warn_once(frame: pl.DataFrame) -> pl.DataFrame:
+        top = max((label for label in largest if label is not None), default=None)
+        largest.clear()  # a LazyFrame may be collected again
+        if callable(warn):
+            warn(top)
+        elif warn:
+            warn_unreachable_thresholds(measures, top)
+        return frame
+
+    return result.map_batches(warn_once, schema=result.collect_schema())
+
+
 def cut_rankings(grouped: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
     """Apply ``depth`` and ``judged_only`` to the grouped rankings of :func:`ranked_lists`.
 
     As trec_eval's ``-M`` and ``-J``, in that order: only the first ``depth`` rows of each
-    ranking stay retrieved, then the unjudged ones among them (null relevance) move behind
-    the retrieved rows, where an unjudged row counts for nothing. Every row stays in the
+    ranking stay retrieved, then the ones among them that are not judged (a null relevance,
+    or a negative label: trec_eval judges labels >= 0 only) move behind the retrieved rows,
+    as unjudged rows, where they count for nothing. Every row stays in the
     list, so R and the ideal ranking keep every judged row. Without either option the
     frame is returned as it is.
 
     Examples
     --------
-    The unjudged row ``b`` leaves the ranking: ``c`` moves up to the second place.
+    The unjudged row ``b`` and the row ``c`` labelled -2 leave the ranking: ``d`` moves up to
+    the second place.
 
-    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
-    ...                    "score": [3.0, 2.0, 1.0], "relevance": [0, None, 1]})
+    >>> df = pl.DataFrame({"query": [1, 1, 1, 1], "item": ["a", "b", "c", "d"],
+    ...                    "score": [4.0, 3.0, 2.0, 1.0], "relevance": [0, None, -2, 1]})
     >>> spec = TableSpec(judged_only=True)
     >>> cut = cut_rankings(df.lazy().group_by("query").agg(ranked_lists(spec)), spec)
     >>> cut.select(RANKED_REL, N_RETRIEVED).collect().row(0)
-    ([0.0, 1.0, None], 2)
+    ([0.0, 1.0, None, None], 2)
     """
     if not cols.cuts_rankings:
         return grouped
@@ -180,7 +240,7 @@ def cut_rankings(grouped: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
         return grouped.with_columns(retrieved.alias(N_RETRIEVED))
     rel = pl.col(RANKED_REL)
     top = rel.list.head(retrieved)
-    judged = top.list.drop_nulls()
+    judged = top.list.eval(pl.element().filter(pl.element() >= 0))  # drops nulls too
     unjudged = top.list.len() - judged.list.len()
     nulls = pl.lit(None, dtype=pl.Float64).repeat_by(unjudged)
     ranking = pl.concat_list(judged, rel.list.slice(retrieved), nulls)

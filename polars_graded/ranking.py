@@ -1,6 +1,7 @@
 """The one place that orders a query: scores, ties, positions.
 
-A query's rows are ranked by score, highest first, compared as float32 as trec_eval does;
+A query's rows are ranked by score, highest first, compared as 64-bit floats as trec_eval
+10.0 does (as 32-bit floats, as 9.x and pytrec_eval do, with ``compat="trec_eval_9"``);
 ties go to the larger item (trec_eval's ``item`` descending). Rows with a null score were
 not retrieved: they sort after every retrieved row and have no position in the ranked list,
 but they count in ``R`` and in the ideal ranking.
@@ -22,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from polars_graded.options import TableSpec, TiePolicy, Ties
+from polars_graded.options import DEFAULT_COMPAT, Compat, TableSpec, TiePolicy, Ties
 
 RANKED_REL = "__pg_rel"
 IDEAL_REL = "__pg_ideal"
@@ -82,6 +83,9 @@ class Ranked:
     row_counts: RowCounts | None = None
     """Where the plan computes tie groups' hit counts over whole columns, before grouping
     (see :class:`RowCounts`); ``None``: inside each group."""
+    compat: Compat = DEFAULT_COMPAT
+    """The trec_eval release whose rounding measures reproduce (interpolated precision's
+    recall points, see :func:`polars_graded.options.check_compat`)."""
 
     @property
     def averages_ties(self) -> bool:
@@ -207,12 +211,16 @@ class SortKeys:
 
 
 def ranking_order(
-    score: str, item: str, relevance: str = "relevance", ties: Ties | TiePolicy = "trec_eval"
+    score: str,
+    item: str,
+    relevance: str = "relevance",
+    ties: Ties | TiePolicy = "trec_eval",
+    compat: Compat = DEFAULT_COMPAT,
 ) -> SortKeys:
     """Sort keys that put a query's rows in ranked order under a tie policy.
 
-    Score descending (as float32), null scores last; within a tie: item descending
-    (``"trec_eval"``, also the order ``"average"`` works on), the rows' own order
+    Score descending (as :func:`compared_score` says), null scores last; within a tie: item
+    descending (``"trec_eval"``, also the order ``"average"`` works on), the rows' own order
     (``"input"``), the higher label first (``"optimistic"``) or the lower label first, an
     unjudged row before any label (``"pessimistic"``), then item descending.
 
@@ -228,7 +236,7 @@ def ranking_order(
     optimistic ['b', 'c', 'a']
     """
     ties = Ties.of(ties)
-    score_key = compared_score(score)
+    score_key = compared_score(score, compat)
     if ties.in_input_order:
         return SortKeys([score_key], [True], [True], maintain_order=True)
     if ties.by_label:
@@ -242,18 +250,21 @@ def ranking_order(
     return SortKeys([score_key, pl.col(item)], [True, True], [True, True])
 
 
-def compared_score(score: str) -> pl.Expr:
-    """A score as every ranking compares it: a 32-bit float, trec_eval's precision.
+def compared_score(score: str, compat: Compat = DEFAULT_COMPAT) -> pl.Expr:
+    """A score as every ranking compares it: a 64-bit float, as trec_eval 10.0 (its change
+    "Convert float to double"); a 32-bit float with ``compat="trec_eval_9"``, as trec_eval
+    9.x and pytrec_eval.
 
     Examples
     --------
-    Two scores that differ as float64 but not as float32 are a tie:
+    Two scores that differ as float64 but not as float32 tie only under trec_eval 9.x:
 
     >>> df = pl.DataFrame({"score": [0.1, 0.1 + 1e-12]})
-    >>> df["score"].n_unique(), df.select(compared_score("score").n_unique()).item()
-    (2, 1)
+    >>> [df.select(compared_score("score", c).n_unique()).item()
+    ...  for c in ("trec_eval_10", "trec_eval_9")]
+    [2, 1]
     """
-    return pl.col(score).cast(pl.Float32)
+    return pl.col(score).cast(pl.Float32 if compat == "trec_eval_9" else pl.Float64)
 
 
 def sort_ranked(lf: pl.LazyFrame, spec: TableSpec) -> pl.LazyFrame:
@@ -266,7 +277,7 @@ def sort_ranked(lf: pl.LazyFrame, spec: TableSpec) -> pl.LazyFrame:
     >>> sort_ranked(df, TableSpec()).collect()["item"].to_list()
     ['c', 'b', 'a']
     """
-    order = ranking_order(spec.score, spec.item, spec.relevance, spec.ties)
+    order = ranking_order(spec.score, spec.item, spec.relevance, spec.ties, spec.compat)
     keys = [pl.col(key) for key in spec.keys]
     return lf.sort(
         [*keys, *order.keys],
@@ -285,7 +296,7 @@ def tie_size(spec: TableSpec) -> pl.Expr:
     >>> df.select(tie_size(TableSpec()))["len"].to_list()
     [1, 2, 2]
     """
-    return pl.len().over(*spec.keys, compared_score(spec.score))
+    return pl.len().over(*spec.keys, compared_score(spec.score, spec.compat))
 
 
 def _sorted(expr: pl.Expr, order: SortKeys) -> pl.Expr:
@@ -302,7 +313,7 @@ def _sorted(expr: pl.Expr, order: SortKeys) -> pl.Expr:
 def tie_bounds(ranked_scores: pl.Expr, position: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """Positions of the first and last row of each row's group of equal scores.
 
-    ``ranked_scores`` are the scores (as float32) in ranked order; the unretrieved rows
+    ``ranked_scores`` are the scores (as compared) in ranked order; the unretrieved rows
     (null scores) at the end form one group of their own, which no measure reads.
 
     Examples
@@ -324,6 +335,7 @@ def rank_in_group(
     score: str = "score",
     item: str = "item",
     ties: Ties | TiePolicy = "trec_eval",
+    compat: Compat = DEFAULT_COMPAT,
 ) -> Ranked:
     """A :class:`Ranked` bundle that sorts inside the group, for standalone expressions.
 
@@ -333,6 +345,8 @@ def rank_in_group(
         Column names.
     ties
         The tie policy (see :func:`ranking_order`).
+    compat
+        The trec_eval release to reproduce (:func:`polars_graded.options.check_compat`).
 
     Examples
     --------
@@ -342,12 +356,12 @@ def rank_in_group(
     [[0.0, 2.0, 1.0]]
     """
     ties = Ties.of(ties)
-    order = ranking_order(score, item, relevance, ties)
+    order = ranking_order(score, item, relevance, ties, compat)
     rel = pl.col(relevance).cast(pl.Float64)
     position = pl.int_range(1, pl.len() + 1, dtype=pl.Int64)
     tie_start = tie_end = None
     if ties.averaged:
-        tie_start, tie_end = tie_bounds(_sorted(pl.col(score).cast(pl.Float32), order), position)
+        tie_start, tie_end = tie_bounds(_sorted(compared_score(score, compat), order), position)
     return Ranked(
         rel=_sorted(rel, order),
         # Sorted before the cast, which keeps the order: a narrower type sorts faster.
@@ -357,6 +371,7 @@ def rank_in_group(
         top=rel.max(),
         tie_start=tie_start,
         tie_end=tie_end,
+        compat=compat,
     )
 
 
@@ -383,7 +398,8 @@ def pre_ranked(cols: TableSpec) -> Ranked:
     >>> pre_ranked(TableSpec.of({"ties": "average"})).averages_ties
     True
     """
-    return PRE_RANKED_TIES_AVERAGED if cols.ties.averaged else PRE_RANKED
+    ranked = PRE_RANKED_TIES_AVERAGED if cols.ties.averaged else PRE_RANKED
+    return ranked if cols.compat == DEFAULT_COMPAT else replace(ranked, compat=cols.compat)
 
 
 def skips_sort(cols: TableSpec) -> bool:
@@ -412,7 +428,7 @@ def ranked_lists(cols: TableSpec) -> list[pl.Expr]:
     >>> df.group_by("query").agg(ranked_lists(TableSpec())).row(0)
     (1, [0.0, 1.0], [1.0, 0.0], 2, 1.0)
     """
-    own = rank_in_group(cols.relevance, cols.score, cols.item, cols.ties)
+    own = rank_in_group(cols.relevance, cols.score, cols.item, cols.ties, cols.compat)
     # Input in ranked order keeps its row order: group_by keeps the order within groups.
     rel = pl.col(cols.relevance).cast(pl.Float64) if skips_sort(cols) else own.rel
     lists = [
@@ -428,10 +444,11 @@ def ranked_lists(cols: TableSpec) -> list[pl.Expr]:
         # sort instead of two.
         pair = pl.struct(
             pl.col(cols.relevance).cast(pl.Float64).alias(RANKED_REL),
-            compared_score(cols.score).alias(TIE_SCORE),
+            compared_score(cols.score, cols.compat).alias(TIE_SCORE),
         )
         if not skips_sort(cols):
-            pair = _sorted(pair, ranking_order(cols.score, cols.item, cols.relevance, cols.ties))
+            order = ranking_order(cols.score, cols.item, cols.relevance, cols.ties, cols.compat)
+            pair = _sorted(pair, order)
         lists[0] = pair.alias(RANKED_REL)
     return lists
 
@@ -440,7 +457,7 @@ def mark_ranked_order(lf: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
     """Flag, for input said to be in ranked order, the rows where it is not.
 
     Adds :data:`IN_ORDER`, true when the next row belongs to another ranking or comes after
-    this one in ranked order (score descending as float32, unretrieved rows last; with
+    this one in ranked order (score descending as compared, unretrieved rows last; with
     ``ties="trec_eval"`` ties by item descending), and :data:`RUN`, a number that changes
     wherever the keys change, so that a ranking split into several runs shows. One pass,
     no sort.
@@ -453,7 +470,7 @@ def mark_ranked_order(lf: pl.LazyFrame, cols: TableSpec) -> pl.LazyFrame:
     """
     same_next = pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(-1)) for k in cols.keys)
     new_run = ~pl.all_horizontal(pl.col(k).eq_missing(pl.col(k).shift(1)) for k in cols.keys)
-    score, item = pl.col(cols.score).cast(pl.Float32), pl.col(cols.item)
+    score, item = compared_score(cols.score, cols.compat), pl.col(cols.item)
     next_score, next_item = score.shift(-1), item.shift(-1)
     tie_in_order = item > next_item if cols.ties.by_item else pl.lit(value=True)
     before_next = (score > next_score) | ((score == next_score) & tie_in_order)

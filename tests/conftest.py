@@ -134,7 +134,8 @@ def random_labels(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
 def random_scores(rng: np.random.Generator, n: int, kind: str) -> np.ndarray:
     """``n`` scores of one ranking: ``"ties"`` (steps of 0.5 in [0, 2.5]), ``"float"``
     (normal), ``"float32_ties"`` (distinct as float64, equal as float32: 1000 + j * 1e-9 or
-    100 + j * 1e-6, SPEC §2) or ``"mixed"`` (each row one of the three)."""
+    100 + j * 1e-6, SPEC §2; ties under ``compat="trec_eval_9"`` only, distinct scores by
+    default) or ``"mixed"`` (each row one of the three)."""
     ties = rng.integers(0, 6, size=n) * 0.5
     base, step = [(1000.0, 1e-9), (100.0, 1e-6)][int(rng.integers(0, 2))]
     float32_ties = base + rng.integers(0, 2, size=n) + rng.integers(0, 4, size=n) * step
@@ -181,10 +182,10 @@ def make_random_table(
     :func:`random_labels`; rounded with ``int_labels``), about 12% of queries without a
     relevant row, and a judged share of 0 (a query nobody judged), 0.5, 0.8 or 1. Per
     system and query: scores of a kind of :data:`SCORE_KINDS` (exact ties, float32-only
-    ties, ordinary floats) and a retrieved share of 0 (the system returned nothing), 0.3,
-    0.75, 0.9 or 1; a row neither judged nor retrieved is no row. So the table holds
-    unretrieved judged rows (null score), unjudged retrieved rows (null relevance) and
-    negative labels.
+    ties that only ``compat="trec_eval_9"`` sees, ordinary floats) and a retrieved share of
+    0 (the system returned nothing), 0.3, 0.75, 0.9 or 1; a row neither judged nor
+    retrieved is no row. So the table holds unretrieved judged rows (null score), unjudged
+    retrieved rows (null relevance) and negative labels.
 
     Columns: ``system`` (String ``s0``, ``s1``, ..., first, only when ``systems >= 1``),
     ``query`` (String ``q<id>`` or Int64), ``item`` (String ``d<id>``, so that ``d7 > d10``,

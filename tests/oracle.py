@@ -43,9 +43,28 @@ Gain = str | Mapping[float, float]
 """``"exp"``, ``"linear"`` or a mapping label -> gain."""
 
 
+COMPATS = ("trec_eval_10", "trec_eval_9")
+"""The trec_eval releases whose score comparison the oracle follows (SPEC §2), written here
+from their definitions (not read from the library)."""
+
+
 def f32(x: float) -> float:
-    """SPEC §2: scores are compared as 32-bit floats (as trec_eval stores them)."""
+    """A score as trec_eval 9.x (and pytrec_eval) stores it: a 32-bit float (SPEC §2)."""
     return float(np.float32(x))
+
+
+def compared(x: float, *, float32: bool = False) -> float:
+    """A score as a ranking compares it (SPEC §2): a 64-bit float, as trec_eval 10.0 does
+    (the default), or with ``float32`` a 32-bit float, as 9.x and pytrec_eval do."""
+    return f32(x) if float32 else float(x)
+
+
+def uses_float32(compat: str) -> bool:
+    """Whether the release ``compat`` compares scores as 32-bit floats: only 9.x."""
+    if compat not in COMPATS:
+        msg = f"not a trec_eval release: {compat!r}"
+        raise ValueError(msg)
+    return compat == "trec_eval_9"
 
 
 def is_rel(label: Label, t: float) -> bool:
@@ -440,11 +459,15 @@ def read_queries(
     return rows, {group: sorted(found) for group, found in levels.items()}
 
 
-def trec_eval_order(rows: Sequence[Row]) -> list[Row]:
-    """SPEC §2: the retrieved rows by float32 score descending, ties by item descending."""
+def trec_eval_order(rows: Sequence[Row], *, float32: bool = False) -> list[Row]:
+    """SPEC §2: the retrieved rows by score descending, ties by item descending; scores
+    compared as float64 (trec_eval 10.0) or, with ``float32``, as float32 (9.x)."""
     retrieved = [r for r in rows if r.score is not None]
     retrieved.sort(key=lambda r: r.item, reverse=True)  # type: ignore[arg-type, return-value]
-    retrieved.sort(key=lambda r: f32(r.score), reverse=True)  # type: ignore[arg-type]
+    retrieved.sort(
+        key=lambda r: compared(r.score, float32=float32),  # type: ignore[arg-type]
+        reverse=True,
+    )
     return retrieved
 
 
@@ -456,15 +479,29 @@ def load(
     item: str = "item",
     score: str = "score",
     relevance: str = "relevance",
+    compat: str = "trec_eval_10",
 ) -> dict[tuple, RefQuery]:
     """Every ``(by..., query)`` of the table as a :class:`RefQuery` in trec_eval's order,
-    with its ``by`` group's levels as :attr:`RefQuery.table_levels`."""
+    with its ``by`` group's levels as :attr:`RefQuery.table_levels`.
+
+    ``compat``: the release whose score comparison ranks the rows (SPEC §2):
+    ``"trec_eval_10"`` (float64, the default) or ``"trec_eval_9"`` (float32).
+
+    Scores 1000 and 1000 + 1e-9 differ as float64 but tie as float32, where item "b"
+    (descending) comes first:
+
+    >>> df = pl.DataFrame({"query": 1, "item": ["a", "b"], "score": [1000 + 1e-9, 1000.0],
+    ...                    "relevance": [1, 0]})
+    >>> load(df)[(1,)].ranked, load(df, compat="trec_eval_9")[(1,)].ranked
+    ([1, 0], [0, 1])
+    """
+    float32 = uses_float32(compat)
     by_cols = [] if by is None else [by] if isinstance(by, str) else list(by)
     names = {"query": query, "item": item, "score": score, "relevance": relevance}
     rows, levels = read_queries(df, by_cols, **names)
     return {
         key: RefQuery(
-            [r.label for r in trec_eval_order(query_rows)],
+            [r.label for r in trec_eval_order(query_rows, float32=float32)],
             [r.label for r in query_rows if r.label is not None],
             levels[key[: len(by_cols)]],
         )

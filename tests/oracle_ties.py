@@ -2,8 +2,10 @@
 
 Plain Python on top of :mod:`oracle`, nothing imported from polars_graded. Each
 ``(by..., query)`` of a table is read into its rows; the retrieved rows (score not null) are
-sorted by float32 score descending and cut into tie groups (maximal runs of equal float32
-scores, SPEC §2). Then:
+sorted by score descending and cut into tie groups (maximal runs of equal scores, SPEC §2):
+scores compared as float64, as trec_eval 10.0 does (the default), or as float32 with
+``compat="trec_eval_9"`` (9.x and pytrec_eval), where scores equal in their first ~7
+significant digits tie. Then:
 
 - ``"trec_eval"``: within a group, item descending (:func:`oracle.trec_eval_order`);
 - ``"input"``: within a group, the order of the rows in the table;
@@ -35,18 +37,25 @@ from collections import Counter
 from collections.abc import Sequence
 
 import polars as pl
-from oracle import REFERENCE, Label, RefQuery, Row, f32, read_queries
+from oracle import REFERENCE, Label, RefQuery, Row, compared, read_queries, uses_float32
 
 POLICIES = ("trec_eval", "input", "optimistic", "pessimistic", "average")
 """The tie policies, written here from their definitions (not read from the library)."""
 
 
-def tie_groups(rows: Sequence[Row]) -> list[list[Row]]:
-    """The retrieved rows by float32 score descending, cut into runs of equal float32 scores.
+def tie_groups(rows: Sequence[Row], *, float32: bool = False) -> list[list[Row]]:
+    """The retrieved rows by score descending, cut into runs of equal scores: compared as
+    float64 (trec_eval 10.0), or with ``float32`` as float32 (9.x).
 
     Within a group the rows are in table order (the policies reorder them).
+
+    >>> rows = [Row(0, "a", 1000 + 1e-9, 1), Row(1, "b", 1000.0, 0)]
+    >>> [[r.item for r in g] for g in tie_groups(rows)]
+    [['a'], ['b']]
+    >>> [[r.item for r in g] for g in tie_groups(rows, float32=True)]
+    [['a', 'b']]
     """
-    scored = [(f32(r.score), r) for r in rows if r.score is not None]
+    scored = [(compared(r.score, float32=float32), r) for r in rows if r.score is not None]
     scored.sort(key=lambda pair: -pair[0])  # stable: table order within a score
     return [
         sorted((r for _, r in run), key=lambda r: r.index)
@@ -74,18 +83,20 @@ def within_tie(group: Sequence[Row], ties: str) -> list[Row]:
     raise ValueError(msg)
 
 
-def policy_order(rows: Sequence[Row], ties: str) -> list[Row]:
-    """The retrieved rows of one query in ranked order under a deterministic policy."""
-    return [r for group in tie_groups(rows) for r in within_tie(group, ties)]
+def policy_order(rows: Sequence[Row], ties: str, *, float32: bool = False) -> list[Row]:
+    """The retrieved rows of one query in ranked order under a deterministic policy (tie
+    groups as :func:`tie_groups` cuts them)."""
+    return [r for group in tie_groups(rows, float32=float32) for r in within_tie(group, ties)]
 
 
-def all_orderings(rows: Sequence[Row]) -> Counter[tuple[Label, ...]]:
+def all_orderings(rows: Sequence[Row], *, float32: bool = False) -> Counter[tuple[Label, ...]]:
     """Every ordering of every tie group (product over the groups), as ranked label lists.
 
     Orderings that give the same label list are counted, not dropped, so the mean over the
     counter (weighted by the counts) is the mean over all ``prod(len(group)!)`` orderings.
     """
-    per_group = [list(itertools.permutations([r.label for r in g])) for g in tie_groups(rows)]
+    groups = tie_groups(rows, float32=float32)
+    per_group = [list(itertools.permutations([r.label for r in g])) for g in groups]
     out: Counter[tuple[Label, ...]] = Counter()
     for choice in itertools.product(*per_group):
         out[tuple(label for perm in choice for label in perm)] += 1
@@ -114,11 +125,17 @@ def distinct_orderings(labels: Sequence[Label]) -> list[tuple[Label, ...]]:
 
 
 def policy_values(
-    df: pl.DataFrame, measures: Sequence[str], ties: str, by: Sequence[str] = ()
+    df: pl.DataFrame,
+    measures: Sequence[str],
+    ties: str,
+    by: Sequence[str] = (),
+    *,
+    compat: str = "trec_eval_10",
 ) -> dict[tuple, dict[str, float]]:
     """``{(by..., query): {measure: value}}`` under tie policy ``ties`` (a name in POLICIES).
 
-    ``measures`` are canonical names, keys of :data:`oracle.REFERENCE`.
+    ``measures`` are canonical names, keys of :data:`oracle.REFERENCE`; ``compat`` the
+    release whose score comparison makes the tie groups (:func:`oracle.uses_float32`).
 
     Three tied rows, the relevant one at position 1, 2 or 3 in two of the six orders each:
     the expected AP is (1 + 1/2 + 1/3) / 3 = 11/18.
@@ -131,6 +148,7 @@ def policy_values(
     >>> policy_values(df, ["ap"], "trec_eval")[(1,)]["ap"]  # c, b, a: a last
     0.3333333333333333
     """
+    float32 = uses_float32(compat)
     rows, levels = read_queries(df, by)
     out: dict[tuple, dict[str, float]] = {}
     for key, query_rows in rows.items():
@@ -141,13 +159,13 @@ def policy_values(
             return REFERENCE[name](RefQuery(list(ranked), judged, table_levels))  # noqa: B023
 
         if ties == "average":
-            orderings = all_orderings(query_rows)
+            orderings = all_orderings(query_rows, float32=float32)
             total = sum(orderings.values())
             out[key] = {
                 name: sum(n * score(ranked, name) for ranked, n in orderings.items()) / total
                 for name in measures
             }
         else:
-            ranked = [r.label for r in policy_order(query_rows, ties)]
+            ranked = [r.label for r in policy_order(query_rows, ties, float32=float32)]
             out[key] = {name: score(ranked, name) for name in measures}
     return out

@@ -48,9 +48,11 @@ def synthetic_table(queries: int = 14) -> pl.DataFrame:
 
 
 def tied_synthetic_table() -> pl.DataFrame:
-    """The synthetic table with ties: a's unjudged row scores 2 + 1e-9 (equal to its row
-    scored 2 as float32, not as float64) in every query with relevant items, c's scores
-    are halved and floored (pairs tie), b keeps distinct scores."""
+    """The synthetic table with ties: a's unjudged row scores 2 + 1e-9 in every query with
+    relevant items (equal to its row scored 2 as float32 only: a tie under
+    ``compat="trec_eval_9"``; by default, which compares float64 as trec_eval 10.0, it ranks
+    just above that row), c's scores are halved and floored (pairs tie, under both), b keeps
+    distinct scores."""
     table = synthetic_table()
     a_unjudged = (pl.col("system") == "a") & (pl.col("item") == "unjudged") & (pl.col("query") > 0)
     score = (

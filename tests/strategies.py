@@ -14,11 +14,13 @@ from hypothesis import strategies as st
 
 # integer labels with a spam level (-2), the non-relevant 0 and several relevant levels
 INT_LABELS = st.integers(min_value=-2, max_value=6)
-# continuous labels; multiples of 1/8 stay distinct as float32, so they can double as scores
+# continuous labels; multiples of 1/8 stay distinct also as float32, so they can double as
+# scores under either release's comparison (SPEC §2)
 CONTINUOUS_LABELS = st.integers(min_value=-8, max_value=48).map(lambda x: x / 8)
 BINARY_LABELS = st.integers(min_value=0, max_value=1)
 
-# scores with many ties (small integers), float32 ties and ordinary floats
+# scores with many ties (small integers), float32-only ties (1000 + 1e-9 and 1000 tie under
+# compat="trec_eval_9", not under the default float64 comparison) and ordinary floats
 SCORES = st.one_of(
     st.integers(min_value=0, max_value=4).map(float),
     st.sampled_from([1000.0, 1000.0 + 1e-9, 1000.0 + 2e-9, 1000.0001]),
@@ -146,7 +148,8 @@ def perfect_tables(draw, *, labels: str = "int", max_queries: int = 4, max_items
 
 # --- heavy ties ------------------------------------------------------------------------------
 
-# few distinct scores: heavy ties; 2.0 + 1e-9 equals 2.0 as float32 (SPEC §2), so it ties too
+# few distinct scores: heavy ties; 2.0 + 1e-9 equals 2.0 as float32 only (SPEC §2): it ties
+# with 2.0 under compat="trec_eval_9", and ranks just above it by default (float64)
 TIED_SCORES = st.sampled_from([1.0, 2.0, 2.0, 2.0 + 1e-9, 3.0])
 TIED_INT_LABELS = st.sampled_from([-2, 0, 0, 1, 1, 2, 3])
 TIED_HALF_LABELS = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 1.5, 2.5])
@@ -163,7 +166,7 @@ def tied_tables(
     null (retrieved but unjudged), some negative; some judged rows have a null score (not
     retrieved); some queries have no relevant row. The rows come in a random order (which
     ``"input"`` sees). With ``tied=False`` the scores of each (system, query) are
-    distinct, also as float32.
+    distinct, as float64 and as float32 (under either ``compat``).
     """
     n_systems = draw(st.integers(1, 2))
     by = ["system"] if n_systems > 1 or draw(st.booleans()) else []

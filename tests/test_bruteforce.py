@@ -2,9 +2,10 @@
 
 Random tables (conftest's seeded :func:`make_random_table`) cover what SPEC.md allows:
 several queries, up to 60 levels, continuous labels, score ties (also ties that exist only
-in float32), null scores, null relevance, negative labels, queries without relevant rows,
-without judgments or without retrieved rows, custom column names and ``by=`` with 2-3
-systems (sharing the judgments, or with their own).
+in float32: ties under ``compat="trec_eval_9"``, distinct scores by default), null scores,
+null relevance, negative labels, queries without relevant rows, without judgments or without
+retrieved rows, custom column names and ``by=`` with 2-3 systems (sharing the judgments, or
+with their own).
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ def keys_of(opts: dict) -> list[str]:
     return [*by, opts.get("query", "query")]
 
 
-def reference(df: pl.DataFrame, opts: dict) -> dict[tuple, RefQuery]:
-    return load(df, **opts)
+def reference(df: pl.DataFrame, opts: dict, compat: str = "trec_eval_10") -> dict[tuple, RefQuery]:
+    return load(df, compat=compat, **opts)
 
 
 def given_levels(df: pl.DataFrame, opts: dict, seed: int) -> list[float]:
@@ -148,6 +149,18 @@ def test_evaluate_matches_reference(seed):
     names = list(dict.fromkeys(str(m) for m in measures))
     assert result.columns == [*keys, *names]
     assert result.select(keys).rows() == sorted(result.select(keys).rows())
+    for measure, fn in pairs:
+        compare(result, keys, str(measure), {key: fn(q) for key, q in ref.items()})
+
+
+@pytest.mark.parametrize("seed", SEEDS[::4])
+def test_evaluate_under_trec_eval_9_matches_the_float32_reference(seed):
+    """``compat="trec_eval_9"``: the oracle ranking by float32 scores (9.x, pytrec_eval)."""
+    df, opts = random_table(seed)
+    ref = reference(df, opts, "trec_eval_9")
+    pairs = measures_and_reference(df, opts, seed)
+    result = df.graded.evaluate([m for m, _ in pairs], compat="trec_eval_9", **opts)
+    keys = keys_of(opts)
     for measure, fn in pairs:
         compare(result, keys, str(measure), {key: fn(q) for key, q in ref.items()})
 
@@ -261,14 +274,20 @@ def test_expressions_with_lazy_group_by():
 
 
 def test_float32_ranking_differs_from_float64():
-    # scores 1000 + 1e-9 and 1000 tie in float32, so the larger item ("b") comes first
+    """Scores 1000 + 1e-9 and 1000 differ as float64: by default (trec_eval 10.0) the
+    relevant "a" comes first. As float32 they tie, so under ``compat="trec_eval_9"`` (9.x,
+    pytrec_eval) the larger item "b" comes first and "a" is second."""
     df = pl.DataFrame(
         {"query": [1, 1], "item": ["a", "b"], "score": [1000.0 + 1e-9, 1000.0], "relevance": [1, 0]}
     )
-    ref = load(df)[(1,)]
-    assert ref.ap() == 0.5  # relevant "a" at position 2
-    assert df.graded.ap()["ap"][0] == pytest.approx(0.5)
-    assert df.graded.rr()["rr"][0] == pytest.approx(0.5)
+    assert load(df)[(1,)].ap() == 1.0  # the oracle's default: float64
+    assert load(df, compat="trec_eval_9")[(1,)].ap() == 0.5  # relevant "a" at position 2
+    assert df.graded.ap()["ap"][0] == 1.0
+    assert df.graded.rr()["rr"][0] == 1.0
+    assert df.graded.ap(compat="trec_eval_9")["ap"][0] == pytest.approx(0.5)
+    assert df.graded.rr(compat="trec_eval_9")["rr"][0] == pytest.approx(0.5)
+    exprs = df.group_by("query").agg(pg.ap(), pg.rr(compat="trec_eval_9"))
+    assert exprs.row(0) == (1, 1.0, 0.5)
 
 
 def test_random_tables_cover_the_cases():
@@ -307,7 +326,7 @@ def test_random_tables_cover_the_cases():
             top=pl.col(rel).max(),
             n_judged=pl.col(rel).count(),
             n_ret=pl.col(score).count(),
-            ties=pl.col(score).cast(pl.Float32).drop_nulls().is_duplicated().any(),
+            ties=pl.col(score).drop_nulls().is_duplicated().any(),  # ties under both releases
             f32_ties=pl.col(score).drop_nulls().n_unique()
             > pl.col(score).cast(pl.Float32).drop_nulls().n_unique(),
         )

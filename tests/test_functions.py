@@ -86,3 +86,41 @@ def test_column_names_are_passed_through() -> None:
     got = renamed.group_by("query").agg(pg.ndcg(k=2, relevance="label", score="s"))
     want = TABLE.group_by("query").agg(pg.ndcg(k=2))
     assert got.sort("query").equals(want.sort("query"))
+
+
+def test_compat_ranks_each_group_as_its_release() -> None:
+    """Query 1: the relevant a (1000 + 1e-9) and b (1000) tie as float32 only, where item
+    descending puts b first. Query 2: no tie, and R = 4 with two relevant rows unretrieved,
+    where recall 0.3 stands for the 1st relevant row under 10.0 (round(1.2)) and the 2nd
+    under 9.x ((long)(1.2 + 0.9)): iprec 1 and 1/2."""
+    df = pl.DataFrame(
+        {
+            "query": [1, 1, 2, 2, 2, 2, 2, 2],
+            "item": ["a", "b", "c", "d", "e", "f", "g", "h"],
+            "score": [1000.0 + 1e-9, 1000.0, 4.0, 3.0, 2.0, 1.0, None, None],
+            "relevance": [1, 0, 1, 0, 0, 1, 1, 1],
+        }
+    )
+
+    def values(*exprs: pl.Expr) -> list[tuple]:
+        return df.group_by("query").agg(*exprs).sort("query").rows()
+
+    iprec = pg.parse_measure("iprec(recall=0.3)")
+    assert values(pg.rr(), pg.measure_expr(iprec)) == [(1, 1.0, 1.0), (2, 1.0, 1.0)]
+    nine = values(pg.rr(compat="trec_eval_9"), pg.measure_expr(iprec, compat="trec_eval_9"))
+    assert nine == [(1, 0.5, 0.5), (2, 1.0, 0.5)]
+
+
+def test_a_measures_own_compat_wins_over_the_expressions() -> None:
+    """``ir_measures:RR`` carries trec_eval_9: its expression ranks by float32 whatever
+    ``compat=`` says, and is named by its canonical string."""
+    df = pl.DataFrame(
+        {"query": 1, "item": ["a", "b"], "score": [1000.0 + 1e-9, 1000.0], "relevance": [1, 0]}
+    )
+    ir_rr = pg.parse_measure("ir_measures:RR")
+    for compat in ("trec_eval_10", "trec_eval_9"):
+        expr = pg.measure_expr(ir_rr, compat=compat)
+        assert expr.meta.output_name() == "rr(compat=trec_eval_9)"
+        assert df.group_by("query").agg(expr).row(0) == (1, 0.5)
+    ten = pg.measure_expr(pg.RR(compat="trec_eval_10"), compat="trec_eval_9")
+    assert df.group_by("query").agg(ten).row(0) == (1, 1.0)

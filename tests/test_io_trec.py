@@ -192,20 +192,23 @@ def test_an_unreadable_path_is_an_input_error_naming_it(tmp_path: Path, reader) 
 def test_a_byte_order_mark_and_crlf_do_not_change_the_first_query(
     tmp_path: Path, gz: bool, line_end: str, latin1: bool
 ) -> None:
-    # latin1: a byte that is not UTF-8 further on makes the reader fall back to latin-1,
-    # which must not keep the BOM as three characters either.
+    # latin1: a file read with encoding="latin-1" (a byte further on is not UTF-8) must
+    # not keep the BOM as three characters either.
     extra = "3 Q0 caf\xe9 1 1.0 t\n" if latin1 else ""
+    encoding = "latin-1" if latin1 else "utf-8"
     run_text, qrels_text = (RUN_TEXT + extra).replace("\n", line_end), QRELS_TEXT
     run_bytes = BOM + run_text.encode("latin-1")
     qrels_bytes = BOM + qrels_text.replace("\n", line_end).encode()
     run_path, qrels_path = tmp_path / "run", tmp_path / "qrels"
     run_path.write_bytes(gzip.compress(run_bytes) if gz else run_bytes)
     qrels_path.write_bytes(gzip.compress(qrels_bytes) if gz else qrels_bytes)
-    run, qrels = pg.read_trec_run(run_path), pg.read_trec_qrels(qrels_path)
+    run = pg.read_trec_run(run_path, encoding=encoding)
+    qrels = pg.read_trec_qrels(qrels_path, encoding=encoding)
     assert run.row(0) == ("1", "a", 2.0, 1, "t")
     assert qrels.row(0) == ("1", "0", "b", 1)
-    plain = pg.read_trec_run(write(tmp_path / "plain", RUN_TEXT + extra))
-    assert_frame_equal(run, plain)
+    plain_path = tmp_path / "plain"
+    plain_path.write_bytes((RUN_TEXT + extra).encode("latin-1"))
+    assert_frame_equal(run, pg.read_trec_run(plain_path, encoding=encoding))
     # query 1 is judged: b (relevant) at rank 2 gives AP 1/2; query 2: a at rank 1, AP 1
     joined = pg.join_run_qrels(run, qrels)
     assert joined.graded.evaluate("ap").sort("query").rows() == [("1", 0.5), ("2", 1.0)]
@@ -219,7 +222,7 @@ def long_table() -> pl.DataFrame:
         {
             "query": [2, 2, 2, 2, 10, 10, 10],
             "item": ["a", "b", "c", "d", "x", "y", "z"],
-            "score": [1 / 3, 1e-20, None, 1 / 3, 123456.789012345, 5.0, 5.0 + 1e-9],
+            "score": [1 / 3, 1e-20, None, 1 / 3, 123456.789012345, 5.0 + 1e-9, 5.0],
             "relevance": [1, 0, 2, None, 1, 1, 0],
         }
     )
@@ -237,10 +240,11 @@ def test_write_run_round_trip(tmp_path: Path) -> None:
     expected = long_table().filter(pl.col("score").is_not_null())
     got = run.select(pl.col("query").cast(pl.Int64), "item", "score")
     assert_frame_equal(got.sort("query", "item"), expected.drop("relevance").sort("query", "item"))
-    # ranks follow trec_eval's order: score (float32) descending, ties by item descending
+    # ranks follow trec_eval 10.0's order: score descending, compared as float64 (y's
+    # 5 + 1e-9 above z's 5, which tie as float32 only), ties by item descending (d, a)
     ranks = {(q, i): r for q, i, r in run.select("query", "item", "rank").iter_rows()}
     assert [ranks["2", i] for i in ("d", "a", "b")] == [1, 2, 3]
-    assert [ranks["10", i] for i in ("x", "z", "y")] == [1, 2, 3]
+    assert [ranks["10", i] for i in ("x", "y", "z")] == [1, 2, 3]
 
 
 def test_write_run_gz_and_lazy_and_column_names(tmp_path: Path) -> None:

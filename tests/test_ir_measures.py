@@ -7,10 +7,15 @@ trec_eval does (our default ``ties``); MS MARCO's script (``RR@k``), ir_measures
 and cwl_eval (``RBP``) do not. So every alias is compared on the runs with their ties broken
 beforehand, and on the raw runs wherever ir_measures' tool orders ties as trec_eval; elsewhere
 the raw values may differ only on queries with tied scores. gdeval prints 5 decimals.
+
+ir_measures computes most measures with pytrec_eval, trec_eval 9.x: so the ``ir_measures:``
+names carry ``compat="trec_eval_9"`` (float32 scores, 9.x's recall points for IPrec) and
+agree with it exactly, where our own names follow trec_eval 10.0 (SPEC §2).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -45,14 +50,10 @@ ALIASES = [
 PENDING: set[str] = set()
 """Aliases that do not resolve yet: their measures or declarations are still to come. The
 test below fails when one resolves, so that it leaves this list."""
-DIFFERING = {
-    # ir_measures computes IPrec with pytrec_eval (trec_eval 9.x), which truncates
-    # recall * R + 0.9; iprec follows trec_eval 10.0, which rounds recall * R (SOURCE.md).
-    "IPrec@0.2": "trec_eval 10.0's rounding of recall * R (10 of 52 reach 0.2), not 9.x's",
-    "IPrec(rel=2)@0.8": "the same, at 0.8",
-}
-"""Aliases whose measure here still differs from trec_eval's on the DL runs (reported). The
-test fails when one agrees, so that it leaves this list."""
+DIFFERING: dict[str, str] = {}
+"""Aliases whose measure here still differs from ir_measures' on the DL runs (reported),
+with the reason. The test fails when one agrees, so that it leaves this list. (IPrec left it
+when the ``ir_measures:`` names took trec_eval 9.x's recall points, ``(long)(x R + 0.9)``.)"""
 REFUSED = {
     "RBP(p=0.8)": "no measure here for",  # graded RBP: none of ir_measures' tools has it
     "RBP": "no measure here for",
@@ -86,7 +87,8 @@ def untied(run: pl.DataFrame) -> pl.DataFrame:
 
 
 def tied_queries(run: pl.DataFrame) -> set[str]:
-    """Queries with two scores equal as float32 (our tie rule, and so float64's too)."""
+    """Queries with two scores equal as float32: the tie rule of the ``ir_measures:`` names
+    (``compat="trec_eval_9"``, as pytrec_eval); a float64 tie is one too."""
     counts = run.group_by("query").agg(tied=pl.col("score").cast(pl.Float32).n_unique() < pl.len())
     return {str(q) for q in counts.filter("tied")["query"]}
 
@@ -231,6 +233,23 @@ def test_columns_are_named_by_the_ir_measures_strings(runs: Runs) -> None:
         assert value == pytest.approx(theirs[str(query)], abs=1e-9)
 
 
+def test_ir_measures_names_rank_as_trec_eval_9_whatever_the_evaluation_says() -> None:
+    """The relevant ``a`` scores 1000 + 1e-9, ``b`` 1000: a tie as float32 (pytrec_eval's
+    scores), which trec_eval's order gives to b. The ``ir_measures:`` name follows it (RR
+    1/2) under either ``compat=``; our ``rr`` follows the evaluation's (1 by default)."""
+    df = pl.DataFrame(
+        {"query": [1, 1], "item": ["a", "b"], "score": [1000.0 + 1e-9, 1000.0], "relevance": [1, 0]}
+    )
+    qrels = {"1": {"a": 1, "b": 0}}
+    run = {"1": {"a": 1000.0 + 1e-9, "b": 1000.0}}
+    theirs = ir_measures.calc_aggregate([ir_measures.parse_measure("RR")], qrels, run)
+    assert list(theirs.values()) == [0.5]
+    for compat in ("trec_eval_10", "trec_eval_9"):
+        out = pg.evaluate(df, [PREFIX + "RR", "rr"], compat=compat)
+        assert out.columns == ["query", "RR", "rr"]
+        assert out.row(0) == (1, 0.5, 1.0 if compat == "trec_eval_10" else 0.5)
+
+
 # --------------------------------------------------------------------------- syntax, messages
 
 
@@ -250,7 +269,11 @@ def test_columns_are_named_by_the_ir_measures_strings(runs: Runs) -> None:
     ],
 )
 def test_spellings(text: str, ours: str) -> None:
-    assert str(pg.parse_measure(PREFIX + text)) == ours
+    """The measure an ir_measures spelling reads as, and the release it follows: 9.x."""
+    measure = pg.parse_measure(PREFIX + text)
+    assert measure.compat == "trec_eval_9"
+    assert str(dataclasses.replace(measure, compat=None)) == ours
+    assert str(measure) == str(pg.parse_measure(ours)(compat="trec_eval_9"))
 
 
 @pytest.mark.parametrize(
@@ -295,17 +318,21 @@ def test_errors(text: str, error: type[pg.GradedError], words: str) -> None:
 def test_our_names_are_not_read_as_ir_measures_names() -> None:
     """Without the prefix, our names and meanings, whatever the letter case."""
     assert str(pg.parse_measure("nDCG@10")) == "ndcg@10"
-    assert str(pg.parse_measure(PREFIX + "nDCG@10")) == "ndcg(gain=linear)@10"
+    assert pg.parse_measure("nDCG@10").compat is None
+    assert str(pg.parse_measure(PREFIX + "nDCG@10")) == "ndcg(compat=trec_eval_9,gain=linear)@10"
 
 
 def test_names_of_columns() -> None:
     assert pg.measure_name(PREFIX + " nDCG @10 ") == "nDCG @10"
+    # two spellings of one measure give one column; our ndcg(gain=linear)@10 is another
+    # measure (trec_eval 10.0's ranking), but with compat=trec_eval_9 it is the same one
     named = pg.measures.as_named_measures(
-        [PREFIX + "nDCG@10", "ndcg(gain=linear)@10", PREFIX + "NDCG@10", "ap"]
-    )
-    assert list(named) == ["nDCG@10", "ap"]
+        [PREFIX + "nDCG@10", "ndcg(gain=linear)@10", PREFIX + "NDCG@10", "ap",
+         "ndcg(compat=trec_eval_9,gain=linear)@10"]
+    )  # fmt: skip
+    assert list(named) == ["nDCG@10", "ndcg(gain=linear)@10", "ap"]
     mapped = pg.measures.as_named_measures({"mine": PREFIX + "nDCG@10"})
-    assert str(mapped["mine"]) == "ndcg(gain=linear)@10"
+    assert str(mapped["mine"]) == "ndcg(compat=trec_eval_9,gain=linear)@10"
 
 
 def test_the_command_line_takes_ir_measures_strings(tmp_path: Path) -> None:

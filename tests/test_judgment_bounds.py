@@ -1,9 +1,9 @@
 """Incomplete judgments (polars_graded/judgment_bounds.py): each system's mean with unjudged
-retrieved rows not relevant, relevant and removed, against pytrec_eval (trec_eval with its
-qrels filled in by hand, and with ``judged_docs_only_flag``, trec_eval's ``-J``) on random
-tables and on TREC DL 2019; Judged@k and the counts against plain loops; the bracket
-``low <= value <= high`` as a property; order_flips against a loop over every pair; the
-errors.
+retrieved rows not relevant, relevant and removed, against pytrec_eval (trec_eval 9.x with
+its qrels filled in by hand, and with ``judged_docs_only_flag``, trec_eval's ``-J``; ours
+with ``compat="trec_eval_9"``, its float32 scores) on random tables and on TREC DL 2019;
+Judged@k and the counts against plain loops; the bracket ``low <= value <= high`` as a
+property; order_flips against a loop over every pair; the errors.
 
 The report's section is tested in test_report_judgments.py.
 """
@@ -49,11 +49,10 @@ DL = "trec-dl-2019-2020-passage"
 
 
 def random_table(seed: int, systems: int = 3, queries: int = 60) -> pl.DataFrame:
-    """Systems sharing judgments: integer labels 0..4, ties, unjudged and unretrieved rows,
-    queries without judgments or without retrieved rows (as test_trec_eval_differential).
-
-    Labels below 0 become 0: trec_eval's -J also drops rows labelled below 0 (its "in the
-    pool, not judged"), while ours are judged and not relevant (SPEC §1)."""
+    """Systems sharing judgments: integer labels -2..4, ties (float32-only ones too),
+    unjudged and unretrieved rows, queries without judgments or without retrieved rows (as
+    test_trec_eval_differential). A negative label is not relevant, and under -J
+    (``judged_only``) not judged either, as trec_eval judges labels >= 0 only."""
     table = make_random_table(
         seed,
         systems=systems,
@@ -63,7 +62,8 @@ def random_table(seed: int, systems: int = 3, queries: int = 60) -> pl.DataFrame
         label_kinds=("few",),
         trec_eval_safe=True,
     )
-    return table.with_columns(pl.col("relevance").clip(0))
+    assert (table.get_column("relevance") < 0).any()
+    return table
 
 
 # --------------------------------------------------------------------------- references
@@ -98,7 +98,9 @@ def pytrec_means(table: pl.DataFrame, label: int) -> dict[tuple[str, str, str], 
 
 
 def assert_matches_pytrec(table: pl.DataFrame, label: int, **options: object) -> pl.DataFrame:
-    """judgment_bounds on ``table`` equals :func:`pytrec_means` in each scenario."""
+    """judgment_bounds on ``table`` under ``compat="trec_eval_9"`` equals
+    :func:`pytrec_means` in each scenario."""
+    options = {"compat": "trec_eval_9", **options}
     bounds = judgment_bounds(table, list(TREC.values()), **options)  # type: ignore[arg-type]
     expected = pytrec_means(table, label)
     bad = [
@@ -112,9 +114,10 @@ def assert_matches_pytrec(table: pl.DataFrame, label: int, **options: object) ->
 
 
 def judged_at(ranking: list[tuple[float, str, float | None]], k: int) -> float:
-    """Judged@k of one ranking of (score, item, label) by a loop: score (float32)
-    descending, item descending, the share of the top min(k, N) with a label."""
-    ranked = sorted(ranking, key=lambda r: (np.float32(r[0]), r[1]), reverse=True)[:k]
+    """Judged@k of one ranking of (score, item, label) by a loop: score descending (as
+    float64, the default's comparison), item descending, the share of the top min(k, N)
+    with a label."""
+    ranked = sorted(ranking, key=lambda r: (r[0], r[1]), reverse=True)[:k]
     return sum(r[2] is not None for r in ranked) / len(ranked) if ranked else 0.0
 
 
@@ -199,7 +202,7 @@ def test_depth_equals_a_run_cut_by_hand() -> None:
     for _, rows in table.filter(pl.col("score").is_not_null()).group_by("system", "query"):
         ranked = sorted(
             rows.iter_rows(named=True),
-            key=lambda r: (np.float32(r["score"]), r["item"]),
+            key=lambda r: (r["score"], r["item"]),  # float64, as the default compares
             reverse=True,
         )
         keep.update(r["row"] for r in ranked[:5])
@@ -235,7 +238,8 @@ def test_missing_common_takes_the_shared_queries() -> None:
     depth=st.none() | st.integers(1, 8),
 )
 def test_bounds_bracket_the_value(seed: int, ties: str, depth: int | None) -> None:
-    """low <= value <= high on every row; with every retrieved row judged, the three agree."""
+    """low <= value <= high on every row; with every retrieved row judged (a label >= 0:
+    trec_eval's -J, ``judged_only``, drops negative labels too), the scenarios agree."""
     if ties == "average":
         depth = None
     table = make_random_table(seed, systems=2, queries=5, max_items=12)
@@ -253,7 +257,8 @@ def test_bounds_bracket_the_value(seed: int, ties: str, depth: int | None) -> No
         want = means.filter(pl.col("system") == row["system"])[row["measure"]].item()
         assert row["value"] == pytest.approx(want, abs=TOL)
     judged = table.with_columns(
-        relevance=pl.when(pl.col("score").is_not_null()).then(pl.col("relevance").fill_null(0))
+        relevance=pl.when(pl.col("score").is_not_null())
+        .then(pl.col("relevance").fill_null(0).clip(0))
         .otherwise(pl.col("relevance"))
     )  # fmt: skip
     complete = judgment_bounds(judged, measures, **options)  # type: ignore[arg-type]

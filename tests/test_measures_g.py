@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import polars as pl
 import pytest
 from trec_graded_helpers import (
+    PYTREC_EVAL,
     check_finite_on_valid_tables,
     check_table_options,
     check_truncated_run_at_depth_100,
@@ -71,7 +72,8 @@ def test_bin_g_equals_pytrec_eval_per_query(rel: int) -> None:
     table = random_table(20260612)
     expected = pytrec_values(table, "binG", rel=rel)
     assert len(expected) >= 200
-    assert not mismatches(expected, ours(table, "bin_g" if rel == 1 else f"bin_g(rel={rel})"))
+    name = "bin_g" if rel == 1 else f"bin_g(rel={rel})"
+    assert not mismatches(expected, ours(table, name, compat=PYTREC_EVAL))
 
 
 @pytest.mark.parametrize("pairs", ["", *GAIN_MAPPINGS])
@@ -80,7 +82,7 @@ def test_g_equals_pytrec_eval_per_query(pairs: str) -> None:
     expected = pytrec_values(table, f"G.{pairs}" if pairs else "G")
     assert len(expected) >= 200
     name = f"g(gain={{{pairs.replace('=', ':')}}})" if pairs else "g"
-    assert not mismatches(expected, ours(table, str(pg.parse_measure(name))))
+    assert not mismatches(expected, ours(table, str(pg.parse_measure(name)), compat=PYTREC_EVAL))
 
 
 @pytest.mark.parametrize(("qrels", "out", "suffix"), [

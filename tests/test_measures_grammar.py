@@ -134,6 +134,10 @@ CANONICAL = [
     "mean_ndcg",
     "mean_ndcng",
     "mean_ndcg(gain=linear)",
+    # a measure's own trec_eval release (the ir_measures: names set trec_eval_9)
+    "ap(compat=trec_eval_9)",
+    "ndcg(compat=trec_eval_9,gain=linear)@10",
+    "rr(compat=trec_eval_10,rel=2)",
 ]
 
 
@@ -470,9 +474,18 @@ def test_ir_measures_mappings_hold_at_most_max_entries():
 
 def test_the_length_cap_counts_the_prefix():
     padded = (IR + "nDCG@10").ljust(MAX_MEASURE_LENGTH)
-    assert str(pg.parse_measure(padded)) == "ndcg(gain=linear)@10"
+    assert str(pg.parse_measure(padded)) == "ndcg(compat=trec_eval_9,gain=linear)@10"
     with pytest.raises(pg.UnknownMeasureError, match=f"at most {MAX_MEASURE_LENGTH}"):
         pg.parse_measure(padded + " ")
+
+
+def test_a_measures_compat_is_a_release_or_none():
+    assert pg.parse_measure("ap").compat is None  # the evaluation's compat= decides
+    assert pg.parse_measure("ap(compat=trec_eval_9)") == pg.AP(compat="trec_eval_9")
+    assert pg.parse_measure("ir_measures:AP") == pg.AP(compat="trec_eval_9")
+    for bad in ("ap(compat=9)", "ap(compat=trec_eval_11)", "ap(compat=pytrec_eval)"):
+        with pytest.raises(pg.MeasureParameterError, match="'compat' must be trec_eval_10 or"):
+            pg.parse_measure(bad)
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 from trec_graded_helpers import (
+    PYTREC_EVAL,
     check_finite_on_valid_tables,
     check_table_options,
     check_truncated_run_at_depth_100,
@@ -57,7 +58,7 @@ def test_equals_pytrec_eval_per_query(rel: int) -> None:
     expected = pytrec_values(table, "infAP", rel=rel)
     assert len(expected) >= 200
     name = "infap" if rel == 1 else f"infap(rel={rel})"
-    assert not mismatches(expected, ours(table, name))
+    assert not mismatches(expected, ours(table, name, compat=PYTREC_EVAL))
 
 
 @pytest.mark.parametrize(("qrels", "out", "name"), [

@@ -1,7 +1,8 @@
 """iprec and iprec_mean (polars_graded/measures/interpolated.py), trec_eval's
 iprec_at_recall and 11pt_avg: against trec_eval 10.0's expected outputs, against a reference
 that follows m_iprec_at_recall.c line by line on random tables (checked itself against
-pytrec_eval, which is trec_eval 9.0.x and rounds the recall points otherwise), by hand, and
+pytrec_eval, which is trec_eval 9.0.x: float32 scores and recall points ``(long)(x R + 0.9)``),
+against pytrec_eval itself under ``compat="trec_eval_9"``, by hand under both releases, and
 the refusal of ties="average"."""
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from trec_eval_references import (
 
 import polars_graded as pg
 from polars_graded.errors import MeasureParameterError
-from polars_graded.measures.interpolated import ELEVEN_POINTS
+from polars_graded.measures.interpolated import ELEVEN_POINTS, recall_target
+from polars_graded.ranking import rank_in_group
 
 Rounding = Callable[[float], int]
 
@@ -69,18 +71,27 @@ def reference_iprec(
 
 
 def reference_values(
-    table: pl.DataFrame, points: Sequence[float], rel: float, rounding: Rounding
+    table: pl.DataFrame,
+    points: Sequence[float],
+    rel: float,
+    rounding: Rounding,
+    *,
+    float32: bool = False,
 ) -> dict[tuple[str, str], list[float]]:
-    """{(system, query): iprec at each point} for the queries trec_eval evaluates."""
+    """{(system, query): iprec at each point} for the queries trec_eval evaluates; scores
+    compared as float64 (trec_eval 10.0) or, with ``float32``, as float32 (9.x)."""
     out = {}
     for system in SYSTEMS:
         qrels, run = trec_dicts(table, system)
         for query, scores in run.items():
             if query not in qrels:
                 continue
-            # score descending as float32, ties by item descending (trec_eval's order)
+            # score descending, ties by item descending (trec_eval's order)
             items = sorted(scores, reverse=True)
-            items.sort(key=lambda item: -np.float32(scores[item]))
+            if float32:
+                items.sort(key=lambda item: -np.float32(scores[item]))
+            else:
+                items.sort(key=lambda item: -scores[item])
             judged = qrels[query]
             labels = [judged.get(item, -1) for item in items]
             num_rel = sum(1 for x in judged.values() if x >= rel)
@@ -95,13 +106,28 @@ def table() -> pl.DataFrame:
 
 def test_the_reference_with_9s_rounding_equals_pytrec_eval(table: pl.DataFrame) -> None:
     expected = pytrec_values(table, {"iprec_at_recall", "11pt_avg"})
-    reference = reference_values(table, ELEVEN_POINTS, 1, truncate)
+    reference = reference_values(table, ELEVEN_POINTS, 1, truncate, float32=True)
     assert reference.keys() == expected.keys()
     for key, values in reference.items():
         theirs = expected[key]
         for point, value in zip(ELEVEN_POINTS, values, strict=True):
             assert value == pytest.approx(theirs[str(pg.IPrec(recall=point))], abs=TOL)
         assert sum(values) / 11 == pytest.approx(theirs["iprec_mean"], abs=TOL)
+
+
+def test_iprec_under_trec_eval_9_equals_pytrec_eval(table: pl.DataFrame) -> None:
+    """``compat="trec_eval_9"``: every iprec_at_recall point and 11pt_avg of pytrec_eval,
+    exactly, on every query it evaluates; the queries it skips score 0."""
+    expected = pytrec_values(table, {"iprec_at_recall", "11pt_avg"})
+    names = sorted({name for values in expected.values() for name in values})
+    assert len(names) == 12
+    per_query = table.graded.evaluate(names, by="system", compat="trec_eval_9")
+    for row in per_query.iter_rows(named=True):
+        theirs = expected.get((row["system"], row["query"]), dict.fromkeys(names, 0.0))
+        assert {n: row[n] for n in names} == pytest.approx(theirs, abs=TOL), row
+    # the default (10.0) rounds some recall points otherwise on this table
+    default = table.graded.evaluate(names, by="system")
+    assert not default.equals(per_query)
 
 
 @pytest.mark.parametrize("rel", [1, 2])
@@ -153,6 +179,49 @@ def test_iprec_by_hand() -> None:
     assert got.row(0)[1:] == pytest.approx((0.5, 0.0, 0.5, 9 * 0.5 / 11), abs=1e-15)
 
 
+@pytest.mark.parametrize("n_relevant", range(13))
+def test_recall_target_rounds_as_each_release(n_relevant: int) -> None:
+    """The relevant row a recall point stands for: 10.0's ``lround(x R)``, 9.x's
+    ``(long)(x R + 0.9)``, at every recall point of ELEVEN_POINTS and a few others."""
+    points = [*ELEVEN_POINTS, 0.25, 0.35, 0.75, 0.05]
+    df = pl.DataFrame({"relevance": [1] * n_relevant + [0]})
+    for compat, rounding in (("trec_eval_10", lround), ("trec_eval_9", truncate)):
+        ranked = rank_in_group(compat=compat)  # type: ignore[arg-type]
+        got = df.select(recall_target(ranked, 1, p).alias(str(p)) for p in points).row(0)
+        assert list(got) == [rounding(p * n_relevant) for p in points], compat
+
+
+def test_recall_target_differs_between_the_releases() -> None:
+    """R = 4: recall 0.1 is the 0th relevant row under 10.0 (round(0.4)), the 1st under 9.x
+    (0.4 + 0.9); recall 0.3 the 1st and the 2nd; recall 0.5 the 2nd under both."""
+    df = pl.DataFrame({"relevance": [1, 1, 1, 1, 0, None]})
+    got = {
+        compat: df.select(
+            recall_target(rank_in_group(compat=compat), 1, p).alias(str(p))  # type: ignore[arg-type]
+            for p in (0.1, 0.3, 0.5)
+        ).row(0)
+        for compat in ("trec_eval_10", "trec_eval_9")
+    }
+    assert got == {"trec_eval_10": (0.0, 1.0, 2.0), "trec_eval_9": (1.0, 2.0, 2.0)}
+
+
+def test_iprec_by_hand_under_both_releases(frame_kind) -> None:
+    """Ranked labels 1, 0, 0, 1, two unretrieved relevant rows: R = 4. Recall 0.3 is the
+    1st relevant row under 10.0 (round(1.2)): max P@i from P@1 = 1; the 2nd under 9.x
+    (1.2 + 0.9 = 2.1): P@4 = 1/2. Plain scores: no tie, so only the rounding differs."""
+    df = pl.DataFrame(
+        {"query": [1] * 6, "item": list("abcdef"), "score": [4.0, 3.0, 2.0, 1.0, None, None],
+         "relevance": [1, 0, 0, 1, 1, 1]}
+    )  # fmt: skip
+    names = ["iprec(recall=0.3)", "iprec(recall=0.5)"]
+    default = frame_kind.collect(frame_kind(df).graded.evaluate(names))
+    nine = frame_kind.collect(frame_kind(df).graded.evaluate(names, compat="trec_eval_9"))
+    assert default.row(0)[1:] == (1.0, 0.5)
+    assert nine.row(0)[1:] == (0.5, 0.5)
+    ir = pg.evaluate(df, ["ir_measures:IPrec@0.3"])  # ir_measures names follow 9.x
+    assert ir.row(0)[1:] == (0.5,)
+
+
 def test_nothing_retrieved_or_relevant_scores_zero() -> None:
     df = pl.DataFrame({"query": [1, 1, 2], "item": ["a", "b", "c"], "score": [None, None, 1.0],
                        "relevance": [1, 0, 0]})  # fmt: skip
@@ -182,15 +251,18 @@ def test_recall_points_are_checked() -> None:
 
 
 def test_every_new_measure_reads_ranked_input_and_lazy_frames_alike(table: pl.DataFrame) -> None:
-    """ranked=True on rows already in trec_eval's order gives the sorted path's values."""
+    """ranked=True on rows already in trec_eval's order (scores compared as the release
+    compares them) gives the sorted path's values."""
     names = [
         "iprec(recall=0.3)", "iprec_mean", "num_rel_ret", "set_f", "utility", "unjudged@5",
         "relative_p@5", "r_precision(mult=0.6)",
     ]  # fmt: skip
     retrieved = table.filter(pl.col("score").is_not_null())
-    ranked = retrieved.sort(
-        ["system", "query", pl.col("score").cast(pl.Float32), "item"],
-        descending=[False, False, True, True],
-    )
-    expected = retrieved.graded.evaluate(names, by="system")
-    assert ranked.lazy().graded.evaluate(names, by="system", ranked=True).collect().equals(expected)
+    for compat, dtype in (("trec_eval_10", pl.Float64), ("trec_eval_9", pl.Float32)):
+        ranked = retrieved.sort(
+            ["system", "query", pl.col("score").cast(dtype), "item"],
+            descending=[False, False, True, True],
+        )
+        expected = retrieved.graded.evaluate(names, by="system", compat=compat)
+        got = ranked.lazy().graded.evaluate(names, by="system", ranked=True, compat=compat)
+        assert got.collect().equals(expected), compat

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
 from conftest import trec_dicts
@@ -59,7 +58,8 @@ def test_unjudged_equals_trec_eval_10(shared_data: Callable[[str], Path]) -> Non
 
 def test_unjudged_equals_a_reference_count() -> None:
     """m_unj.c: among the first k of trec_eval's ranking, rows absent from the qrels or with a
-    negative label, over k."""
+    negative label, over k. unj is trec_eval 10.0's: scores compared as float64 (by score
+    descending, ties by item descending)."""
     table = random_table(99)
     names = [f"unjudged@{k}" for k in CUTOFFS]
     per_query = table.graded.evaluate(names, by="system")
@@ -69,7 +69,7 @@ def test_unjudged_equals_a_reference_count() -> None:
         qrels, run = trec_dicts(table, system)
         for query, scores in run.items():
             items = sorted(scores, reverse=True)
-            items.sort(key=lambda item: -np.float32(scores[item]))
+            items.sort(key=lambda item: -scores[item])
             judged = qrels.get(query, {})
             unjudged = [judged.get(item, -1) < 0 for item in items]
             for k, name in zip(CUTOFFS, names, strict=True):

@@ -1,16 +1,25 @@
-"""The options every entry point shares (polars_graded/options.py): the table spec and the
-tie policy, checked once, with the errors a user sees for a bad one."""
+"""The options every entry point shares (polars_graded/options.py): the table spec, the
+tie policy and the trec_eval release (``compat=``), checked once, with the errors a user
+sees for a bad one."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import polars as pl
 import pytest
 from oracle_ties import POLICIES
 
 import polars_graded as pg
-from polars_graded.options import TIE_POLICIES, TableSpec, Ties, as_by
+from polars_graded.options import (
+    COMPATS,
+    DEFAULT_COMPAT,
+    TIE_POLICIES,
+    TableSpec,
+    Ties,
+    as_by,
+    check_compat,
+)
 
 # --------------------------------------------------------------------------- Ties
 
@@ -48,11 +57,18 @@ def test_ties_of_a_policy_object_is_that_object() -> None:
 def test_a_bad_policy_names_ties_and_lists_the_choices(bad: object) -> None:
     with pytest.raises(pg.InvalidValueError) as info:
         Ties.of(bad)
-    assert isinstance(info.value, ValueError)
-    message = str(info.value)
-    assert message.startswith("ties= must be one of ")
+    assert_names_and_lists(info.value, "ties", bad, POLICIES)
+
+
+def assert_names_and_lists(
+    error: Exception, option: str, bad: object, choices: Iterable[object]
+) -> None:
+    """A ValueError saying ``option= must be one of`` the choices, and what it got."""
+    assert isinstance(error, ValueError)
+    message = str(error)
+    assert message.startswith(f"{option}= must be one of ")
     assert repr(bad) in message
-    for choice in POLICIES:
+    for choice in choices:
         assert repr(choice) in message
 
 
@@ -62,22 +78,23 @@ def three_tied() -> pl.DataFrame:
     )
 
 
-BAD_TIES: dict[str, Callable[[pl.DataFrame], object]] = {
-    "evaluate": lambda df: df.graded.evaluate(["ap"], ties="random"),
-    "lazy summary": lambda df: df.lazy().graded.summary(["ap"], ties="random").collect(),
-    "namespace shortcut": lambda df: df.graded.mu_ap(ties="random"),
-    "pg.evaluate": lambda df: pg.evaluate(df, ["ap"], ties="random"),
-    "pg.per_threshold": lambda df: pg.per_threshold(df, ties="random"),
-    "expression": lambda df: pg.ap(ties="random"),
-    "measure_expr": lambda df: pg.measure_expr(pg.NDCG, ties="random"),
+BAD_OPTION: dict[str, Callable[..., object]] = {
+    "evaluate": lambda df, **bad: df.graded.evaluate(["ap"], **bad),
+    "lazy summary": lambda df, **bad: df.lazy().graded.summary(["ap"], **bad).collect(),
+    "namespace shortcut": lambda df, **bad: df.graded.mu_ap(**bad),
+    "pg.evaluate": lambda df, **bad: pg.evaluate(df, ["ap"], **bad),
+    "pg.summary": lambda df, **bad: pg.summary(df, ["ap"], **bad),
+    "pg.per_threshold": pg.per_threshold,
+    "expression": lambda df, **bad: pg.ap(**bad),
+    "measure_expr": lambda df, **bad: pg.measure_expr(pg.NDCG, **bad),
 }
 
 
-@pytest.mark.parametrize("entry", list(BAD_TIES))
+@pytest.mark.parametrize("entry", list(BAD_OPTION))
 def test_every_entry_point_refuses_a_bad_policy_the_same_way(entry: str) -> None:
     """``ties="random"`` is an InvalidValueError that names ``ties`` and lists the choices."""
     with pytest.raises(pg.InvalidValueError) as info:
-        BAD_TIES[entry](three_tied())
+        BAD_OPTION[entry](three_tied(), ties="random")
     message = str(info.value)
     assert "ties" in message
     for choice in POLICIES:
@@ -209,3 +226,80 @@ def test_cutting_rankings_refuses_averaged_ties(option: dict[str, object]) -> No
         TableSpec.of({"ties": "average", **option})
     with pytest.raises(pg.InvalidValueError, match=r"ties='average'"):
         pg.evaluate(three_tied(), ["ap"], ties="average", **option)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- compat
+
+# SPEC §2, written here: the default follows trec_eval 10.0; "trec_eval_9" reproduces 9.x
+# and pytrec_eval.
+RELEASES = ("trec_eval_10", "trec_eval_9")
+
+
+def float32_tie() -> pl.DataFrame:
+    """The relevant ``a`` scores 1000 + 1e-9, ``b`` 1000: a above b as float64 (RR 1), a
+    tie as float32 that item descending breaks for b (RR 1/2)."""
+    return pl.DataFrame(
+        {"query": [1, 1], "item": ["a", "b"], "score": [1000.0 + 1e-9, 1000.0], "relevance": [1, 0]}
+    )
+
+
+def test_the_releases_are_the_documented_ones_and_the_default_is_10() -> None:
+    assert COMPATS == RELEASES
+    assert DEFAULT_COMPAT == "trec_eval_10"
+    assert TableSpec().compat == TableSpec.of({}).compat == "trec_eval_10"
+    assert not TableSpec().scores_as_float32
+
+
+@pytest.mark.parametrize("compat", RELEASES)
+def test_check_compat_gives_a_release_back(compat: str) -> None:
+    assert check_compat(compat) == compat
+    spec = TableSpec.of({"compat": compat})
+    assert spec.compat == compat
+    assert spec.scores_as_float32 is (compat == "trec_eval_9")
+    assert spec.options()["compat"] == compat
+    assert TableSpec.of(spec.options()) == spec
+
+
+@pytest.mark.parametrize(
+    "bad", ["9", "trec_eval_9.0", "TREC_EVAL_9", "trec_eval", "", None, 9, 10.0, "pytrec_eval"]
+)
+def test_a_bad_compat_names_compat_and_lists_the_releases(bad: object) -> None:
+    for check in (
+        check_compat,
+        lambda c: TableSpec(compat=c),
+        lambda c: TableSpec.of({"compat": c}),
+    ):
+        with pytest.raises(pg.InvalidValueError) as info:
+            check(bad)
+        assert_names_and_lists(info.value, "compat", bad, RELEASES)
+
+
+@pytest.mark.parametrize("entry", list(BAD_OPTION))
+def test_every_entry_point_refuses_a_bad_compat_the_same_way(entry: str) -> None:
+    with pytest.raises(pg.InvalidValueError, match=r"^compat= must be one of ") as info:
+        BAD_OPTION[entry](float32_tie(), compat="9")
+    assert "'9'" in str(info.value)
+
+
+RR_OF: dict[str, Callable[..., float]] = {
+    "evaluate": lambda df, **o: df.graded.evaluate(["rr"], **o)["rr"].item(),
+    "lazy evaluate": lambda df, **o: df.lazy().graded.evaluate(["rr"], **o).collect()["rr"].item(),
+    "summary": lambda df, **o: df.graded.summary(["rr"], **o)["rr"].item(),
+    "namespace shortcut": lambda df, **o: df.graded.rr(**o)["rr"].item(),
+    "pg.evaluate": lambda df, **o: pg.evaluate(df, ["rr"], **o)["rr"].item(),
+    "pg.summary": lambda df, **o: pg.summary(df, ["rr"], **o)["rr"].item(),
+    "expression": lambda df, **o: df.group_by("query").agg(pg.rr(**o))["rr"].item(),
+    "measure_expr": lambda df, **o: (
+        df.group_by("query").agg(pg.measure_expr(pg.parse_measure("rr"), **o))["rr"].item()
+    ),
+}
+
+
+@pytest.mark.parametrize("entry", list(RR_OF))
+def test_every_entry_point_takes_compat(entry: str) -> None:
+    """Without ``compat=`` (and with ``"trec_eval_10"``) the float64 ranking: RR 1; with
+    ``"trec_eval_9"`` the float32 tie goes to b: RR 1/2."""
+    df = float32_tie()
+    assert RR_OF[entry](df) == 1.0
+    assert RR_OF[entry](df, compat="trec_eval_10") == 1.0
+    assert RR_OF[entry](df, compat="trec_eval_9") == 0.5

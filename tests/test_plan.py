@@ -281,8 +281,11 @@ def test_depth_is_the_ranking_cut_after_n_rows(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_judged_only_drops_the_unjudged_rows(seed: int) -> None:
+    """As trec_eval -J: only rows with a label >= 0 are judged; the unjudged ones (null) and
+    the negatively labelled ones (which count as non-relevant anyway) leave the ranking."""
     df = make_random_table(seed, systems=2)
-    judged = df.filter(pl.col("relevance").is_not_null())
+    assert df.filter(pl.col("relevance") < 0).height > 0
+    judged = df.filter(pl.col("relevance") >= 0)
     ours = pg.evaluate(df, CUT_MEASURES, by="system", judged_only=True)
     expected = pg.evaluate(judged, CUT_MEASURES, by="system")
     # a query left without rows is still there, every value 0
@@ -301,6 +304,22 @@ def test_depth_cuts_before_judged_only_drops_as_trec_eval() -> None:
     assert both.row(0) == (1, 0, 0.0, 0.0)
     only_judged = pg.evaluate(df, ["num_ret", "p@1", "recall"], judged_only=True)
     assert only_judged.row(0) == (1, 1, 1.0, 1.0)
+
+
+def test_judged_only_drops_negative_labels_from_the_ranking() -> None:
+    """trec_eval judges labels >= 0 only: with -J the spam row (-2) at the top leaves, the
+    relevant row moves up to position 1. Without -J it stays, a non-relevant row."""
+    df = pl.DataFrame(
+        {
+            "query": [1, 1, 1],
+            "item": ["a", "b", "c"],
+            "score": [3.0, 2.0, 1.0],
+            "relevance": [-2, None, 1],
+        }
+    )
+    measures = ["num_ret", "rr", "p@1", "judged@1"]
+    assert pg.evaluate(df, measures, judged_only=True).row(0) == (1, 1, 1.0, 1.0, 1.0)
+    assert pg.evaluate(df, measures).row(0) == (1, 3, 1 / 3, 0.0, 1.0)
 
 
 def test_a_query_without_judged_rows_stays_with_zeros() -> None:
@@ -328,3 +347,136 @@ def test_cuts_are_the_same_on_every_path(tmp_path: Path, ranked: bool) -> None:
 def test_without_cuts_the_plan_is_untouched() -> None:
     grouped = pl.LazyFrame({"query": [1]})
     assert plan.cut_rankings(grouped, TableSpec()) is grouped
+
+
+# --------------------------------------------------------------------------- mixed releases
+
+
+def float32_tied() -> pl.DataFrame:
+    """Two systems, three queries. Query 1 of x: the relevant ``a`` scores 1000 + 1e-9,
+    ``b`` 1000: a first as float64 (RR 1), a tie as float32 that item descending gives to b
+    (RR 1/2). In y the scores are swapped: b first under both releases (RR 1/2). Query 2:
+    plain scores, the relevant row second (RR 1/2); query 3: nothing retrieved (RR 0)."""
+    return pl.DataFrame(
+        {
+            "system": ["x"] * 5 + ["y"] * 5,
+            "query": [1, 1, 2, 2, 3] * 2,
+            "item": ["a", "b", "c", "d", "e"] * 2,
+            "score": [1000.0 + 1e-9, 1000.0, 2.0, 1.0, None, 1000.0, 1000.0 + 1e-9, 2.0, 1.0, None],
+            "relevance": [1, 0, 0, 1, 1] * 2,
+        }
+    )
+
+
+def test_a_measures_own_compat_wins_and_groups_the_plan() -> None:
+    named = pg.measures.as_named_measures(["rr", "ir_measures:RR", "ap", "ir_measures:AP"])
+    groups = plan.by_compat(named, TableSpec())
+    assert {c: list(g) for c, g in groups.items()} == {
+        "trec_eval_10": ["rr", "ap"],
+        "trec_eval_9": ["RR", "AP"],
+    }
+    nine = plan.by_compat(named, TableSpec(compat="trec_eval_9"))
+    assert {c: list(g) for c, g in nine.items()} == {"trec_eval_9": ["rr", "RR", "ap", "AP"]}
+    # an explicit trec_eval_10 on the measure wins over the table's trec_eval_9
+    own = pg.measures.as_named_measures({"ten": pg.RR(compat="trec_eval_10"), "rr": "rr"})
+    assert {
+        c: list(g) for c, g in plan.by_compat(own, TableSpec(compat="trec_eval_9")).items()
+    } == {
+        "trec_eval_10": ["ten"],
+        "trec_eval_9": ["rr"],
+    }
+
+
+def test_mixed_releases_give_one_column_each_with_its_own_ranking() -> None:
+    """``rr`` ranks by float64 (the default), ``ir_measures:RR`` by float32 (pytrec_eval)."""
+    df = float32_tied().filter(pl.col("system") == "x").drop("system")
+    out = pg.evaluate(df, ["rr", "ir_measures:RR"])
+    assert out.columns == ["query", "rr", "RR"]
+    assert out.rows() == [(1, 1.0, 0.5), (2, 0.5, 0.5), (3, 0.0, 0.0)]
+    # each column is what its release gives alone
+    assert_frame_equal(out.select("query", "rr"), pg.evaluate(df, ["rr"]))
+    nine = pg.evaluate(df, ["rr"], compat="trec_eval_9")
+    assert out["RR"].to_list() == nine["rr"].to_list()
+    # under compat="trec_eval_9" both follow 9.x: one ranking, equal columns
+    both = pg.evaluate(df, ["rr", "ir_measures:RR"], compat="trec_eval_9")
+    assert both["rr"].to_list() == both["RR"].to_list() == [0.5, 0.5, 0.0]
+
+
+@pytest.mark.parametrize(
+    "measures",
+    [
+        ["ir_measures:RR", "rr", "ndcg@10", "ir_measures:nDCG@10", "ap"],
+        {"nine": "ir_measures:RR", "ten": "rr", "p": "ir_measures:P@1", "q": "p@1"},
+    ],
+)
+def test_mixed_releases_keep_the_requested_order_with_by_and_lazy(measures: Any) -> None:
+    df = float32_tied()
+    out = pg.evaluate(df, measures, by="system")
+    names = list(measures)
+    if isinstance(measures, dict):
+        assert out.columns == ["system", "query", *names]
+    else:
+        assert out.columns == ["system", "query", "RR", "rr", "ndcg@10", "nDCG@10", "ap"]
+    assert out.select("system", "query").rows() == [(s, q) for s in ("x", "y") for q in (1, 2, 3)]
+    # every column equals the evaluation of that measure alone
+    for column, measure in zip(
+        out.columns[2:], names if isinstance(measures, list) else measures.values(), strict=True
+    ):
+        alone = pg.evaluate(df, [measure], by="system")
+        assert out[column].to_list() == alone.to_series(2).to_list(), column
+    rr_nine, rr_ten = ("nine", "ten") if isinstance(measures, dict) else ("RR", "rr")
+    assert out[rr_ten].to_list() == [1.0, 0.5, 0.0, 0.5, 0.5, 0.0]
+    assert out[rr_nine].to_list() == [0.5, 0.5, 0.0, 0.5, 0.5, 0.0]
+    lazy = pg.evaluate(df.lazy(), measures, by="system")
+    assert isinstance(lazy, pl.LazyFrame)
+    assert_frame_equal(lazy.collect(), out)
+    shuffled = pg.evaluate(df.sample(fraction=1.0, shuffle=True, seed=1), measures, by="system")
+    assert_frame_equal(shuffled, out)
+
+
+def test_mixed_releases_in_a_summary_and_the_namespace() -> None:
+    df = float32_tied()
+    summary = df.graded.summary(["rr", "ir_measures:RR"], by="system")
+    assert summary.columns == ["system", "num_q", "rr", "RR"]
+    assert summary.rows() == [("x", 3, 0.5, 1 / 3), ("y", 3, 1 / 3, 1 / 3)]
+    assert_frame_equal(
+        df.lazy().graded.summary(["rr", "ir_measures:RR"], by="system").collect(), summary
+    )
+
+
+def test_mixed_releases_keep_every_ranking_once() -> None:
+    """One row per ranking, in key order: a query with nothing retrieved and one without a
+    judgment join like the others."""
+    df = pl.DataFrame(
+        {
+            "query": [9, 9, 7, 8],
+            "item": ["a", "b", "c", "d"],
+            "score": [1000.0 + 1e-9, 1000.0, None, 1.0],
+            "relevance": [1, 0, 1, None],
+        }
+    )
+    out = pg.evaluate(df, ["rr", "ir_measures:RR"])
+    assert out.rows() == [(7, 0.0, 0.0), (8, 0.0, 0.0), (9, 1.0, 0.5)]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_mixed_releases_warn_once_with_every_measure(lazy: bool) -> None:
+    df = float32_tied()
+    frame = df.lazy() if lazy else df
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = pg.evaluate(frame, ["p(rel=5)@1", "ir_measures:P(rel=5)@1"], by="system")
+        if lazy:
+            out.collect()  # type: ignore[union-attr]
+    messages = [str(w.message) for w in caught if issubclass(w.category, pg.GradedWarning)]
+    assert len(messages) == 1
+    assert messages[0].startswith("p(rel=5)@1, p(compat=trec_eval_9,rel=5)@1: ")
+
+
+def test_mixed_releases_pass_the_largest_label_once_to_a_callback() -> None:
+    seen: list[float | None] = []
+    values = plan.per_query(
+        float32_tied().lazy(), ["rr", "ir_measures:RR"], TableSpec(by=("system",)), warn=seen.append
+    ).collect()
+    assert values.height > 0
+    assert seen == [float32_tied()["relevance"].max()]

@@ -39,7 +39,7 @@ def in_ranked_order(df: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     """The rows as a TREC run lists them: by keys, score descending, ties item descending."""
     keys = [*by, "query"]
     return df.sort(
-        [*keys, pl.col("score").cast(pl.Float32), "item"],
+        [*keys, "score", "item"],  # scores compared as doubles, as trec_eval 10.0
         descending=[False] * len(keys) + [True, True],
         nulls_last=True,
     )

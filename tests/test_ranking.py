@@ -2,11 +2,14 @@
 groups, the compared score and the :class:`Ranked` bundles the measures read.
 
 The orders are checked against tests/oracle_ties.py (Python sorts written from the
-policies' definitions); the bundles' helpers on a hand-computed query.
+policies' definitions), under both releases' score comparisons (SPEC §2: float64 by default,
+as trec_eval 10.0; float32 with ``compat="trec_eval_9"``); the bundles' helpers on a
+hand-computed query.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import oracle
@@ -22,10 +25,12 @@ import polars_graded  # noqa: F401  (registers the namespace)
 from polars_graded.measures.tie_average import group_hits
 from polars_graded.options import TableSpec, Ties
 from polars_graded.ranking import (
+    IN_ORDER,
     RANKING_ID,
     RowCounts,
     compared_score,
     explode_ranked,
+    mark_ranked_order,
     number_rankings,
     pre_ranked,
     rank_in_group,
@@ -43,15 +48,21 @@ SETTINGS = settings(
 )
 FEWER = settings(SETTINGS, max_examples=15)
 TOL = 1e-12
+COMPATS = ("trec_eval_10", "trec_eval_9")
+"""The releases (SPEC §2), written here: the default compares scores as float64, 9.x as
+float32."""
 
 
 def spec_of(by: list[str], ties: str, **options: object) -> TableSpec:
     return TableSpec.of({"by": by, "ties": ties, **options})
 
 
-def oracle_order(rows: list[oracle.Row], ties: str) -> list[oracle.Row]:
+def oracle_order(
+    rows: list[oracle.Row], ties: str, compat: str = "trec_eval_10"
+) -> list[oracle.Row]:
     """The retrieved rows in the oracle's order; ``"average"`` works on trec_eval's order."""
-    return oracle_ties.policy_order(rows, "trec_eval" if ties == "average" else ties)
+    policy = "trec_eval" if ties == "average" else ties
+    return oracle_ties.policy_order(rows, policy, float32=oracle.uses_float32(compat))
 
 
 # --------------------------------------------------------------------------- the order
@@ -64,8 +75,8 @@ def test_sort_ranked_gives_each_policys_order(table: tuple) -> None:
     the policy, then its unretrieved rows."""
     df, by = table
     rows, _ = oracle.read_queries(df, by)
-    for ties in POLICIES:
-        spec = spec_of(by, ties)
+    for ties, compat in itertools.product(POLICIES, COMPATS):
+        spec = spec_of(by, ties, compat=compat)
         got = sort_ranked(df.lazy(), spec).collect()
         assert got.height == df.height
         keys = got.select(spec.keys).rows()
@@ -75,9 +86,9 @@ def test_sort_ranked_gives_each_policys_order(table: tuple) -> None:
             blocks.setdefault(key, []).append((item, score))
         assert len(blocks) == len(rows)
         for key, query_rows in rows.items():
-            expected = [r.item for r in oracle_order(query_rows, ties)]
+            expected = [r.item for r in oracle_order(query_rows, ties, compat)]
             block = blocks[key]
-            assert [item for item, _ in block[: len(expected)]] == expected, (ties, key, df)
+            assert [item for item, _ in block[: len(expected)]] == expected, (ties, compat, key)
             assert all(score is None for _, score in block[len(expected) :]), (ties, key)
 
 
@@ -101,34 +112,91 @@ def test_ranking_order_sorts_by_score_then_what_the_policy_says(
     same = ranking_order("score", "item", "relevance", Ties(ties))  # type: ignore[arg-type]
     assert all(a.meta.eq(b) for a, b in zip(same.keys, order.keys, strict=True))
     assert compared_score("score").meta.eq(order.keys[0])
+    nine = ranking_order("score", "item", "relevance", ties, "trec_eval_9")  # type: ignore[arg-type]
+    assert compared_score("score", "trec_eval_9").meta.eq(nine.keys[0])
+    assert not nine.keys[0].meta.eq(order.keys[0])
+    assert all(a.meta.eq(b) for a, b in zip(nine.keys[1:], order.keys[1:], strict=True))
 
 
-def test_sort_ranked_example_by_hand() -> None:
-    """Two systems; in each, the float32 tie of 1000 and 1000 + 1e-9 goes item descending."""
+@pytest.mark.parametrize(
+    ("compat", "b_ranks"),
+    [
+        # 1000 + 1e-9 > 1000 as float64: x, the higher score, first
+        ("trec_eval_10", [("b", 1, "x"), ("b", 1, "y")]),
+        # equal as float32: a tie, item descending puts y first
+        ("trec_eval_9", [("b", 1, "y"), ("b", 1, "x")]),
+    ],
+)
+def test_sort_ranked_example_by_hand(compat: str, b_ranks: list[tuple]) -> None:
+    """Two systems; system b's scores 1000 + 1e-9 (x) and 1000 (y) differ as float64 and
+    tie as float32, where the tie goes item descending."""
     df = pl.LazyFrame(
         {
             "system": ["b", "b", "a", "a", "a"],
             "query": [1, 1, 2, 1, 1],
             "item": ["x", "y", "z", "x", "y"],
-            "score": [1000.0, 1000.0 + 1e-9, None, 2.0, 1.0],
+            "score": [1000.0 + 1e-9, 1000.0, None, 2.0, 1.0],
         }
     )
-    got = sort_ranked(df, TableSpec.of({"by": "system"})).collect()
+    got = sort_ranked(df, TableSpec.of({"by": "system", "compat": compat})).collect()
     assert got.select("system", "query", "item").rows() == [
         ("a", 1, "x"),
         ("a", 1, "y"),
         ("a", 2, "z"),
-        ("b", 1, "y"),
-        ("b", 1, "x"),
+        *b_ranks,
     ]
 
 
-def test_compared_score_is_float32() -> None:
-    scores = [1000.0, 1000.0 + 1e-9, 1000.0001, None, -2.5]
-    got = pl.DataFrame({"s": scores}).select(compared_score("s"))["s"]
+def test_sort_ranked_by_default_is_trec_eval_10() -> None:
+    """No ``compat=``: the float64 order of trec_eval 10.0, not 9.x's float32 one."""
+    df = pl.LazyFrame({"query": [1, 1], "item": ["x", "y"], "score": [1000.0 + 1e-9, 1000.0]})
+    default = sort_ranked(df, TableSpec()).collect()["item"].to_list()
+    ten = sort_ranked(df, TableSpec(compat="trec_eval_10")).collect()["item"].to_list()
+    nine = sort_ranked(df, TableSpec(compat="trec_eval_9")).collect()["item"].to_list()
+    assert default == ten == ["x", "y"]
+    assert nine == ["y", "x"]
+
+
+SCORES = [1000.0, 1000.0 + 1e-9, 1000.0001, None, -2.5, 0.1, 0.1 + 1e-12]
+
+
+def test_compared_score_is_float64_by_default() -> None:
+    """trec_eval 10.0 ("Convert float to double"): every float64 score stays itself, so
+    scores that differ only beyond float32's precision stay apart."""
+    got = pl.DataFrame({"s": SCORES}).select(compared_score("s"))["s"]
+    assert got.dtype == pl.Float64
+    assert got.to_list() == SCORES
+    assert got[0] != got[1] != got[2]
+    assert got[5] != got[6]
+    assert compared_score("s", "trec_eval_10").meta.eq(compared_score("s"))
+
+
+def test_compared_score_is_float32_under_trec_eval_9() -> None:
+    """trec_eval 9.x and pytrec_eval store a score as a C float: 1000 and 1000 + 1e-9 are one
+    value, 1000.0001 another."""
+    got = pl.DataFrame({"s": SCORES}).select(compared_score("s", "trec_eval_9"))["s"]
     assert got.dtype == pl.Float32
-    assert got.to_list() == [None if s is None else oracle.f32(s) for s in scores]
+    assert got.to_list() == [None if s is None else oracle.f32(s) for s in SCORES]
     assert got[0] == got[1] != got[2]  # equal as float32 only
+    assert got[5] == got[6]
+
+
+def test_compared_score_keeps_an_integer_score_column_exact_by_default() -> None:
+    """An Int64 score beyond float32's 24-bit mantissa: distinct as float64 (the default),
+    a tie as float32."""
+    df = pl.DataFrame({"s": [2**24, 2**24 + 1]})
+    assert df.select(compared_score("s").n_unique()).item() == 2
+    assert df.select(compared_score("s", "trec_eval_9").n_unique()).item() == 1
+
+
+@pytest.mark.parametrize("compat", COMPATS)
+def test_mark_ranked_order_compares_scores_as_the_release_does(compat: str) -> None:
+    """Input said to be ranked: y (1000) before x (1000 + 1e-9) is out of order as float64
+    (a lower score first), and in order as float32 (a tie, the larger item first)."""
+    df = pl.LazyFrame({"query": [1, 1], "item": ["y", "x"], "score": [1000.0, 1000.0 + 1e-9]})
+    spec = TableSpec(ranked=True, compat=compat)  # type: ignore[arg-type]
+    flags = mark_ranked_order(df, spec).collect()[IN_ORDER].to_list()
+    assert flags[0] is (compat == "trec_eval_9")
 
 
 @SETTINGS
@@ -137,14 +205,16 @@ def test_tie_size_counts_the_rows_of_a_ranking_with_the_same_compared_score(
     table: tuple,
 ) -> None:
     df, by = table
-    spec = spec_of(by, "trec_eval")
-    got = df.select(tie_size(spec))["len"].to_list()
-    group_of = [
-        (*key, None if score is None else oracle.f32(score))
-        for *key, score in df.select(*spec.keys, "score").rows()
-    ]
-    counts = Counter(group_of)
-    assert got == [counts[g] for g in group_of]
+    for compat in COMPATS:
+        spec = spec_of(by, "trec_eval", compat=compat)
+        got = df.select(tie_size(spec))["len"].to_list()
+        float32 = oracle.uses_float32(compat)
+        group_of = [
+            (*key, None if score is None else oracle.compared(score, float32=float32))
+            for *key, score in df.select(*spec.keys, "score").rows()
+        ]
+        counts = Counter(group_of)
+        assert got == [counts[g] for g in group_of], compat
 
 
 def test_skips_sort_only_for_ranked_input_whose_order_the_policy_keeps() -> None:
@@ -163,16 +233,18 @@ def test_ranked_input_takes_ties(table: tuple) -> None:
     df, by = table
     keys = [*by, "query"]
     measures = ["ap", "mu_ap", "ndcg@3", "ndcng", "p@2", "rr", "mean_ndcg", "err", "bpref"]
-    ranked = df.sort(
-        [*keys, pl.col("score").cast(pl.Float32)],
-        descending=[False] * len(keys) + [True],
-        nulls_last=True,
-        maintain_order=True,
-    )
-    for ties in ("input", "optimistic", "pessimistic", "average"):
-        expected = df.graded.evaluate(measures, by=by or None, ties=ties)
-        got = ranked.graded.evaluate(measures, by=by or None, ties=ties, ranked=True)
-        assert_frame_equal(got, expected, abs_tol=TOL)
+    for compat, dtype in (("trec_eval_10", pl.Float64), ("trec_eval_9", pl.Float32)):
+        ranked = df.sort(
+            [*keys, pl.col("score").cast(dtype)],
+            descending=[False] * len(keys) + [True],
+            nulls_last=True,
+            maintain_order=True,
+        )
+        for ties in ("input", "optimistic", "pessimistic", "average"):
+            options = {"by": by or None, "ties": ties, "compat": compat}
+            expected = df.graded.evaluate(measures, **options)  # type: ignore[arg-type]
+            got = ranked.graded.evaluate(measures, ranked=True, **options)  # type: ignore[arg-type]
+            assert_frame_equal(got, expected, abs_tol=TOL)
 
 
 # --------------------------------------------------------------------------- the bundles
@@ -180,7 +252,7 @@ def test_ranked_input_takes_ties(table: tuple) -> None:
 
 def bundle_lists(df: pl.DataFrame, spec: TableSpec) -> dict[tuple, dict[str, object]]:
     """Per ranking, what :func:`rank_in_group` gives inside the user's own group_by."""
-    ranked = rank_in_group(spec.relevance, spec.score, spec.item, spec.ties)
+    ranked = rank_in_group(spec.relevance, spec.score, spec.item, spec.ties, spec.compat)
     exprs = {
         "rel": ranked.rel,
         "ideal": ranked.ideal,
@@ -209,16 +281,17 @@ def test_rank_in_group_gives_the_oracles_ranking(table: tuple) -> None:
     ``"average"``, the bounds of each retrieved row's tie group."""
     df, by = table
     rows, _ = oracle.read_queries(df, by)
-    for ties in POLICIES:
-        got = bundle_lists(df, spec_of(by, ties))
+    for ties, compat in itertools.product(POLICIES, COMPATS):
+        float32 = oracle.uses_float32(compat)
+        got = bundle_lists(df, spec_of(by, ties, compat=compat))
         assert got.keys() == rows.keys()
         for key, query_rows in rows.items():
             mine = got[key]
-            order = oracle_order(query_rows, ties)
+            order = oracle_order(query_rows, ties, compat)
             n = len(order)
             labels = [as_float(r.label) for r in query_rows]
             judged = sorted((x for x in labels if x is not None), reverse=True)
-            assert mine["rel"][:n] == [as_float(r.label) for r in order], (ties, key)
+            assert mine["rel"][:n] == [as_float(r.label) for r in order], (ties, compat, key)
             unretrieved = [as_float(r.label) for r in query_rows if r.score is None]
             assert Counter(mine["rel"][n:]) == Counter(unretrieved)
             assert mine["ideal"] == judged + [None] * (len(labels) - len(judged))
@@ -228,11 +301,11 @@ def test_rank_in_group_gives_the_oracles_ranking(table: tuple) -> None:
             assert ("tie_start" in mine) == (ties == "average")
             if ties == "average":
                 bounds = []
-                for group in oracle_ties.tie_groups(query_rows):
+                for group in oracle_ties.tie_groups(query_rows, float32=float32):
                     start = len(bounds) + 1
                     bounds += [(start, start + len(group) - 1)] * len(group)
                 got_bounds = list(zip(mine["tie_start"], mine["tie_end"], strict=True))
-                assert got_bounds[:n] == bounds, key
+                assert got_bounds[:n] == bounds, (compat, key)
 
 
 @FEWER
@@ -241,8 +314,8 @@ def test_the_pre_ranked_columns_hold_the_same_rankings(table: tuple) -> None:
     """One sort per query (ranked_lists, number_rankings, explode_ranked) read through
     pre_ranked gives what rank_in_group gives inside a group."""
     df, by = table
-    for ties in POLICIES:
-        spec = spec_of(by, ties)
+    for ties, compat in itertools.product(POLICIES, COMPATS):
+        spec = spec_of(by, ties, compat=compat)
         numbered = number_rankings(df.lazy().group_by(spec.keys).agg(ranked_lists(spec)), spec)
         ids = numbered.select(RANKING_ID, *spec.keys).collect().rows()
         key_of = {row[0]: tuple(row[1:]) for row in ids}
@@ -260,7 +333,7 @@ def test_the_pre_ranked_columns_hold_the_same_rankings(table: tuple) -> None:
         got = {
             key_of[row[RANKING_ID]]: {c: row[c] for c in exprs} for row in pre.iter_rows(named=True)
         }
-        assert got == bundle_lists(df, spec), ties
+        assert got == bundle_lists(df, spec), (ties, compat)
 
 
 @FEWER

@@ -130,7 +130,7 @@ def write_fixtures(root: Path) -> None:
     one = runs.filter(pl.col("system") == "bm25").drop("system")
     ranked = one.sort(
         "query",
-        pl.col("score").cast(pl.Float32),
+        "score",  # compared as doubles, as trec_eval 10.0
         "item",
         descending=[False, True, True],
         nulls_last=True,

@@ -87,8 +87,9 @@ def spark() -> Iterator[SparkSession]:
 
 def random_table(seed: int, queries: int = 60) -> pl.DataFrame:
     """conftest's random table with two systems (s0, s1) sharing judgments and integer labels
-    -2..4: ties (also float32-only ones), unretrieved judged rows, unjudged retrieved rows,
-    queries without a relevant row, without judgments or without retrieved rows."""
+    -2..4: ties (also float32-only ones, ties under ``compat="trec_eval_9"`` only),
+    unretrieved judged rows, unjudged retrieved rows, queries without a relevant row,
+    without judgments or without retrieved rows."""
     return make_random_table(
         seed, systems=2, queries=queries, int_labels=True, label_kinds=("few",)
     )
@@ -126,6 +127,22 @@ def test_tie_policies(spark: SparkSession, ties: str) -> None:
     got = pgs.evaluate(to_spark(spark, table), measures, by="system", ties=ties)  # type: ignore[arg-type]
     expected = table.graded.evaluate(measures, by="system", ties=ties)  # type: ignore[arg-type]
     assert_frame_equal(collected(got, ["system", "query"]), expected, check_exact=True)
+
+
+def test_compat_and_ir_measures_names(spark: SparkSession) -> None:
+    """``compat="trec_eval_9"`` (float32 ties) and an ``ir_measures:`` name beside one of
+    ours (each its own release) give the in-process values; the table holds float32-only
+    ties, so the releases differ on it."""
+    table = random_table(6, queries=30)
+    sdf = to_spark(spark, table)
+    measures = ["rr", "ir_measures:RR", "ap", "ir_measures:nDCG@10"]
+    for options in ({"compat": "trec_eval_9"}, {}):
+        got = pgs.evaluate(sdf, measures, by="system", **options)  # type: ignore[arg-type]
+        expected = table.graded.evaluate(measures, by="system", **options)  # type: ignore[arg-type]
+        assert_frame_equal(collected(got, ["system", "query"]), expected, check_exact=True)
+    default = table.graded.evaluate(["ap"], by="system")
+    nine = table.graded.evaluate(["ap"], by="system", compat="trec_eval_9")
+    assert not default.equals(nine)
 
 
 def test_table_levels_without_by_run_in_one_partition(spark: SparkSession) -> None:

@@ -1,4 +1,6 @@
-"""``ties=``: how rows with equal (float32) scores are ordered, or averaged over.
+"""``ties=``: how rows with equal scores are ordered, or averaged over. Which scores are
+equal depends on the release (SPEC §2): by default they are compared as float64 (trec_eval
+10.0), with ``compat="trec_eval_9"`` as float32 (9.x), where 2.0 and 2.0 + 1e-9 tie too.
 
 ``"trec_eval"`` (the default) breaks a tie by item descending, ``"input"`` keeps the table's
 row order, ``"optimistic"`` / ``"pessimistic"`` put the higher / lower label first (null
@@ -212,6 +214,46 @@ def test_rewritten_items_agree_with_the_brute_force(table: tuple) -> None:
         rewritten = rewrite_items(df, by, ties).graded.evaluate(MEASURES, by=by or None)
         got = library_values(rewritten, [*by, "query"])
         assert_close(got, policy_values(df, MEASURES, ties, by), df, ties)
+
+
+@SETTINGS
+@given(tied_tables())
+def test_every_policy_under_trec_eval_9_equals_the_brute_force_on_float32_ties(
+    table: tuple,
+) -> None:
+    """``compat="trec_eval_9"``: the tie groups are those of the float32 scores, under every
+    policy (the oracle's ``compat`` too)."""
+    df, by = table
+    keys = [*by, "query"]
+    for ties in POLICIES:
+        got = df.graded.evaluate(MEASURES, by=by or None, ties=ties, compat="trec_eval_9")
+        expected = policy_values(df, MEASURES, ties, by, compat="trec_eval_9")
+        assert_close(library_values(got, keys), expected, df, f"{ties}, trec_eval_9")
+
+
+@pytest.mark.parametrize(
+    ("compat", "average_ap", "trec_eval_ap"),
+    [
+        # 2 + 1e-9 > 2: a first, then b and c tied (c, b by item descending)
+        ("trec_eval_10", 1.0, 1.0),
+        # all three tied: as three_tied below, 11/18 and (c, b, a) 1/3
+        ("trec_eval_9", 11 / 18, 1 / 3),
+    ],
+)
+def test_a_float32_only_tie_is_a_tie_under_trec_eval_9_only(
+    compat: str, average_ap: float, trec_eval_ap: float
+) -> None:
+    """Items a, b, c scored 2 + 1e-9, 2, 2; a (the relevant one) ties with b and c only as
+    float32."""
+    df = pl.DataFrame(
+        {"query": 1, "item": ["a", "b", "c"], "score": [2.0 + 1e-9, 2.0, 2.0],
+         "relevance": [1, 0, 0]}
+    )  # fmt: skip
+    average = df.graded.evaluate(["ap"], ties="average", compat=compat)["ap"][0]
+    assert average == pytest.approx(average_ap, abs=TOL)
+    assert df.graded.ap(compat=compat)["ap"][0] == pytest.approx(trec_eval_ap, abs=TOL)
+    expected = policy_values(df, ["ap"], "average", compat=compat)[(1,)]["ap"]
+    assert expected == pytest.approx(average_ap, abs=TOL)
 
 
 # --- a hand-computed case -------------------------------------------------------------------
@@ -463,7 +505,8 @@ def test_deterministic_policies_equal_the_default_on_rewritten_items(table: tupl
 @SETTINGS
 @given(tied_tables(tied=False))
 def test_without_ties_every_policy_gives_the_same_bits(table: tuple) -> None:
-    """No two retrieved rows of a query share a float32 score: the policy changes nothing."""
+    """No two retrieved rows of a query share a score, as float64 or float32: the policy
+    changes nothing."""
     df, by = table
     expected = df.graded.evaluate(MEASURES, by=by or None)
     differ = []

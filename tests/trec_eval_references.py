@@ -1,8 +1,10 @@
 """trec_eval's values for the measures of issue 16, per query, to compare ours with.
 
 Two references: pytrec_eval (trec_eval 9.0.x) on the random tables of
-``test_trec_eval_differential``, and trec_eval 10.0's own expected outputs in
-``../shared/data/trec_eval-test`` (for what 9.0.x lacks or computes otherwise). trec_eval
+``test_trec_eval_differential``, which ours reproduce under ``compat="trec_eval_9"``
+(:data:`PYTREC_EVAL`), and trec_eval 10.0's own expected outputs in
+``../shared/data/trec_eval-test`` (for what 9.0.x lacks or computes otherwise), which ours
+reproduce by default. trec_eval
 names are read with the registry's templates (:func:`our_measure`): the suffix fills
 ``{k}``, and the relevance level is the measure's ``rel`` (the templates of parameterised
 measures have no ``{r}``).
@@ -25,8 +27,11 @@ TOL = 1e-9
 TREC_EVAL_TEST = "trec_eval-test"
 # trec_eval prints 4 decimals
 PRINTED = 0.5e-4 + 1e-12
+PYTREC_EVAL = "trec_eval_9"
+"""The ``compat=`` that reproduces pytrec_eval (trec_eval 9.0.x): float32 scores, 9.x's
+recall points."""
 
-__all__ = ["SYSTEMS", "TOL", "random_table"]
+__all__ = ["PYTREC_EVAL", "SYSTEMS", "TOL", "random_table"]
 
 
 def our_measure(trec: str, rel: int = 1) -> str:
@@ -69,7 +74,8 @@ def ours_on_files(
     shared_data: Callable[[str], Path], qrels: str, run: str, measures: Iterable[str]
 ) -> dict[tuple[str, str], float]:
     """{(query, measure): our value} on a trec_eval test qrels and run (plain trec_eval's
-    queries: judged and retrieved)."""
+    queries: judged and retrieved), by default: as trec_eval 10.0, whose outputs these
+    files are."""
     folder = shared_data(TREC_EVAL_TEST)
     table = pg.join_run_qrels(
         pg.read_trec_run(folder / run), pg.read_trec_qrels(folder / qrels), queries="both"
@@ -118,11 +124,11 @@ def mismatches(
     *,
     skipped_zero: bool = True,
 ) -> list[tuple]:
-    """Where our per-query values (by system) differ from ``expected`` by more than ``tol``;
-    with ``skipped_zero``, also where a query pytrec_eval skips (nothing retrieved or
-    nothing judged) does not score 0."""
+    """Where our per-query values (by system, under ``compat="trec_eval_9"``) differ from
+    pytrec_eval's ``expected`` by more than ``tol``; with ``skipped_zero``, also where a
+    query pytrec_eval skips (nothing retrieved or nothing judged) does not score 0."""
     names = sorted({name for values in expected.values() for name in values})
-    per_query = table.graded.evaluate(names, by="system")
+    per_query = table.graded.evaluate(names, by="system", compat=PYTREC_EVAL)
     ours = {(row["system"], row["query"]): row for row in per_query.iter_rows(named=True)}
     bad = [
         (key, name, ours[key][name], theirs)
@@ -142,7 +148,8 @@ def tie_averaged(
     df: pl.DataFrame, reference: Callable[[list[Label], list[float]], float]
 ) -> dict[object, float]:
     """{query: the mean of ``reference(ranked labels, judged labels)`` over every order of
-    the query's tied rows} (the oracle of ``ties="average"``, by enumeration)."""
+    the query's tied rows} (the oracle of ``ties="average"``, by enumeration; ties as the
+    default compares scores, float64)."""
     from oracle import read_queries
     from oracle_ties import all_orderings
 

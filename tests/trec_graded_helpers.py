@@ -1,6 +1,7 @@
 """Shared by the tests of trec_eval's graded and sampling measures (infAP, G, binG,
-ndcg_rel, Rndcg, rbp, rbp_resid): pytrec_eval's values on the suite's random table, and
-trec_eval 10.0's expected per-query values from ``../shared/data/trec_eval-test``.
+ndcg_rel, Rndcg, rbp, rbp_resid): pytrec_eval's values on the suite's random table (which
+ours reproduce under ``compat="trec_eval_9"``, :data:`PYTREC_EVAL`), and trec_eval 10.0's
+expected per-query values from ``../shared/data/trec_eval-test`` (ours by default).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import polars_graded as pg
 SYSTEMS = ("s0", "s1")
 TOL = 1e-9
 TREC_EVAL_TEST = "trec_eval-test"
+PYTREC_EVAL = "trec_eval_9"
+"""The ``compat=`` that reproduces pytrec_eval (trec_eval 9.0.x): float32 scores."""
 
 
 def random_table(seed: int, queries: int = 160) -> pl.DataFrame:
@@ -69,7 +72,8 @@ def pytrec_values(
 
 
 def ours(table: pl.DataFrame, measure: str, **options: object) -> dict[tuple[str, str], float]:
-    """{(system, query): value} of one of our measure strings."""
+    """{(system, query): value} of one of our measure strings (``options``: the table
+    options; pass ``compat=PYTREC_EVAL`` to compare with :func:`pytrec_values`)."""
     per_query = table.graded.evaluate([measure], by="system", **options)  # type: ignore[arg-type]
     return {(s, q): v for s, q, v in per_query.iter_rows()}
 
@@ -82,7 +86,8 @@ def mismatches(
 
 
 def expected_output(name: str) -> dict[str, dict[str, str]]:
-    """trec_eval 10.0's ``out.*`` file: {measure: {query or "all": value as printed}}."""
+    """trec_eval 10.0's ``out.*`` file: {measure: {query or "all": value as printed}}, to
+    compare with our default (10.0)."""
     path: Path = require_shared_data(f"{TREC_EVAL_TEST}/{name}")
     out: dict[str, dict[str, str]] = defaultdict(dict)
     for (measure, query), value in read_trec_eval_output(path).items():
@@ -106,15 +111,16 @@ def printed(table: pl.DataFrame, measure: str, **options: object) -> dict[str, s
 
 def check_table_options(names: list[str]) -> None:
     """``names`` give the same values on a shuffled DataFrame, a LazyFrame, input in ranked
-    order (``ranked=True``), each system alone and a string ``by``; every value finite, and
-    the standalone expressions agree with evaluate."""
+    order (``ranked=True``; sorted by score as float64, the default's comparison), each
+    system alone and a string ``by``; every value finite, and the standalone expressions
+    agree with evaluate."""
     data = random_table(20260616, queries=60)
     expected = data.sample(fraction=1.0, shuffle=True, seed=3).graded.evaluate(names, by="system")
     assert all(expected[name].is_finite().all() for name in names)
     lazy = data.lazy().graded.evaluate(names, by="system").collect(engine="in-memory")
     assert lazy.equals(expected)
     ranked = data.sort(
-        ["system", "query", pl.col("score").cast(pl.Float32), "item"],
+        ["system", "query", "score", "item"],
         descending=[False, False, True, True],
         nulls_last=True,
     )
@@ -140,14 +146,14 @@ def dl19_bm25() -> tuple[pl.DataFrame, dict, dict]:
 
 
 def real_run_mismatches(trec: str, ours_name: str, *, rel: int = 1) -> list:
-    """Per-query differences between pytrec_eval's ``trec`` and our ``ours_name`` on
-    :func:`dl19_bm25`."""
+    """Per-query differences between pytrec_eval's ``trec`` and our ``ours_name`` (under
+    ``compat="trec_eval_9"``) on :func:`dl19_bm25`."""
     table, qrels, run = dl19_bm25()
     qrels = {q: {d: int(v) for d, v in docs.items()} for q, docs in qrels.items()}
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, {trec}, relevance_level=rel)
     expected = {("s0", q): v[trec] for q, v in evaluator.evaluate(run).items()}
     assert len(expected) == 43
-    return mismatches(expected, ours(table, ours_name))
+    return mismatches(expected, ours(table, ours_name, compat=PYTREC_EVAL))
 
 
 def check_truncated_run_at_depth_100(names: dict[str, str]) -> None:

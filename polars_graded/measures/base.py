@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal, Protocol
 import polars as pl
 
 from polars_graded.errors import MeasureParameterError
-from polars_graded.options import TableSpec
+from polars_graded.options import Compat, TableSpec, check_compat
 from polars_graded.ranking import Ranked
 
 Cutoff = Literal["top_k", "all_rows", "none"]
@@ -122,6 +122,9 @@ class ParamInfo:
     in_expression: str | None = None
     """The type the expression function requires (no default there), when the default
     needs the whole table, as µAP's per-query levels do; ``None``: as everywhere."""
+    listed: bool = True
+    """``False``: not a keyword of the measure's functions nor in its listings (the
+    base's ``compat``, which the ``compat=`` table option sets for every measure)."""
 
 
 def param(
@@ -133,6 +136,7 @@ def param(
     show: Callable[[Any], str] | None = None,
     examples: tuple[str, ...] = (),
     in_expression: str | None = None,
+    listed: bool = True,
 ) -> Any:
     """A measure parameter: a dataclass field with its default, check and one-line doc.
 
@@ -144,7 +148,7 @@ def param(
     >>> rel.default, rel.metadata["param"].check is check_threshold
     (1, True)
     """
-    info = ParamInfo(doc, check, accepts, show, examples, in_expression)
+    info = ParamInfo(doc, check, accepts, show, examples, in_expression, listed)
     return field(default=default, metadata={"param": info})
 
 
@@ -240,6 +244,24 @@ def check_cutoff(name: str, k: object, *, measure: str) -> int | None:
     return k
 
 
+def check_measure_compat(name: str, value: object, *, measure: str) -> Compat | None:
+    """A measure's own ``compat``: ``None`` (the evaluation's) or a release name.
+
+    Examples
+    --------
+    >>> check_measure_compat("compat", "trec_eval_9", measure="ap")
+    'trec_eval_9'
+    """
+    if value is None:
+        return None
+    if value not in ("trec_eval_10", "trec_eval_9"):
+        msg = (
+            f"{measure}: parameter {name!r} must be trec_eval_10 or trec_eval_9, got {shown(value)}"
+        )
+        raise MeasureParameterError(msg)
+    return check_compat(value)
+
+
 def shown(value: object, most: int = 40) -> str:
     """``repr(value)``, shortened: a parameter may come from a very long string.
 
@@ -279,6 +301,14 @@ class Measure:
         None,
         "Cutoff: only the first ``k`` retrieved rows count; ``None`` for all.",
         check=check_cutoff,
+    )
+    compat: Compat | None = param(  # noqa: RUF009 (a frozen default, as k's)
+        None,
+        "The trec_eval release whose numbers this measure reproduces (``compat=`` of "
+        ":class:`~polars_graded.options.ColumnOptions`); ``None``: the evaluation's. The "
+        "``ir_measures:`` names set ``trec_eval_9``, as pytrec_eval computes.",
+        check=check_measure_compat,
+        listed=False,
     )
 
     def __post_init__(self) -> None:

@@ -107,8 +107,8 @@ def parse_measure(text: str) -> Measure:
     >>> from polars_graded import parse_measure
     >>> str(parse_measure("AP(rel=2.0)@10"))
     'ap(rel=2)@10'
-    >>> str(parse_measure("ir_measures:nDCG@10"))
-    'ndcg(gain=linear)@10'
+    >>> str(parse_measure("ir_measures:nDCG@10"))  # trec_eval 9.x's, as pytrec_eval computes
+    'ndcg(compat=trec_eval_9,gain=linear)@10'
     """
     if isinstance(text, str) and len(text) > MAX_MEASURE_LENGTH:
         msg = (
@@ -401,8 +401,10 @@ def as_named_measures(measures: MeasureSpec) -> dict[str, Measure]:
     {'rbp80': 'rbp@5', 'top': 'ndcg@10'}
     >>> list(as_named_measures(["ap", "AP(rel=1)", "p@5"]))
     ['ap', 'p@5']
-    >>> list(as_named_measures(["ir_measures:nDCG@10", "ndcg(gain=linear)@10", "ndcg@10"]))
+    >>> list(as_named_measures(["ir_measures:nDCG@10", "ir_measures:NDCG@10", "ndcg@10"]))
     ['nDCG@10', 'ndcg@10']
+    >>> list(as_named_measures(["ir_measures:nDCG@10", "ndcg(gain=linear)@10"]))  # 9.x, 10.0
+    ['nDCG@10', 'ndcg(gain=linear)@10']
     """
     named: dict[str, Measure] = {}
     if isinstance(measures, Mapping):

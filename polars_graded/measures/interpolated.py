@@ -1,8 +1,9 @@
 """Interpolated precision at recall points (trec_eval's ``iprec_at_recall_x`` and ``11pt_avg``).
 
 As trec_eval 10.0 computes it: a recall point ``x`` stands for the ``t = round(x R)``-th
-relevant row (R the query's relevant rows, rounded half up; trec_eval 9.x truncated
-``x R + 0.9``, so a few values differ from 9.x). The interpolated precision there is the best
+relevant row (R the query's relevant rows, rounded half up). trec_eval 9.x (and pytrec_eval)
+truncated ``x R + 0.9``, so a few values differ from 9.x; ``compat="trec_eval_9"`` computes
+that instead. The interpolated precision there is the best
 precision at or after the rank where the ``t``-th relevant retrieved row lies,
 
     ``iprec(x) = max {P@i : i <= N, |relevant in the top i| >= t}``,
@@ -97,10 +98,28 @@ def interpolated_precision(r: Ranked, rel: float = 1, recall: float = 0.0) -> pl
     refuse_averaged_ties(r, "iprec", NO_MAXIMUM)
     retrieved = r.in_list(None)
     found = (r.hits(rel) & retrieved).cast(pl.Int64).cum_sum()
-    target = (recall * r.n_relevant(rel) + 0.5).floor()  # trec_eval 10.0's lround
+    target = recall_target(r, rel, recall)
     precision = found / r.position
     best = pl.when(retrieved & (found >= target)).then(precision).max()
     return pl.when(found.max() >= target).then(best).otherwise(0.0).fill_null(0.0)
+
+
+def recall_target(r: Ranked, rel: float, recall: float) -> pl.Expr:
+    """Which relevant row recall point ``recall`` stands for: trec_eval 10.0's
+    ``lround(x R)``, or 9.x's ``(long)(x R + 0.9)`` under ``compat="trec_eval_9"``.
+
+    Examples
+    --------
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"relevance": [1] * 4})
+    >>> [df.select(recall_target(rank_in_group(compat=c), 1, 0.1)).item()
+    ...  for c in ("trec_eval_10", "trec_eval_9")]
+    [0.0, 1.0]
+    """
+    points = recall * r.n_relevant(rel)
+    if r.compat == "trec_eval_9":
+        return (points + 0.9).floor()
+    return (points + 0.5).floor()  # lround, half away from zero (points >= 0)
 
 
 @register(

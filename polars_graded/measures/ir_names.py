@@ -40,7 +40,7 @@ from typing import NoReturn
 
 from polars_graded.errors import MeasureParameterError, UnknownMeasureError
 from polars_graded.measures import registry
-from polars_graded.measures.base import Measure, format_number
+from polars_graded.measures.base import Measure, format_number, param_info
 from polars_graded.measures.grammar import MAX_ENTRIES, excerpt, parse_measure
 
 Number = int | float
@@ -333,10 +333,14 @@ def ir_measure(text: str) -> Measure:
 
     Examples
     --------
-    >>> str(ir_measure("nDCG@10")), str(ir_measure("nDCG(dcg='exp-log2')@10"))
+    The measure computes as pytrec_eval does (``compat="trec_eval_9"``, dropped here):
+
+    >>> def shown(text: str) -> str:
+    ...     return str(dataclasses.replace(ir_measure(text), compat=None))
+    >>> shown("nDCG@10"), shown("nDCG(dcg='exp-log2')@10")
     ('ndcg(gain=linear)@10', 'ndcg@10')
-    >>> str(ir_measure("RBP(rel=2, p=0.9)")), str(ir_measure("P(rel=2)@10"))
-    ('rbp(p=0.9,rel=2)', 'p(rel=2)@10')
+    >>> shown("RBP(rel=2, p=0.9)"), shown("P(rel=2)@10"), ir_measure("AP").compat
+    ('rbp(p=0.9,rel=2)', 'p(rel=2)@10', 'trec_eval_9')
     """
     given = unaliased(read(text))
     candidates = entries().get(given.name)
@@ -353,7 +357,8 @@ def ir_measure(text: str) -> Measure:
         )
         raise MeasureParameterError(msg)
     entry = _most_specific(given.name, candidates, params)
-    return _build(given.name, entry, params)
+    # ir_measures computes with pytrec_eval (trec_eval 9.x): its score precision and rounding.
+    return _build(given.name, entry, params)(compat="trec_eval_9")
 
 
 def _same(a: object, b: object) -> bool:
@@ -385,7 +390,7 @@ def _build(name: str, entry: Entry, params: Mapping[str, IrValue | Placeholder])
     used = {_param(name, field) for field in wanted} | literal
     rest = {p: v for p, v in params.items() if p not in used}
     cutoff = rest.pop("cutoff", None)
-    own = {f.name for f in dataclasses.fields(measure)} - {"k"}
+    own = {f.name for f in dataclasses.fields(measure) if param_info(f).listed} - {"k"}
     for param in rest:
         if param not in own:
             msg = (

@@ -127,7 +127,7 @@ def parameters(cls: type[Measure], *, expression: bool = False) -> list[Paramete
     >>> [(p.name, p.required) for p in parameters(FUNCTIONS["mu_ap"], expression=True)]
     [('levels', True), ('k', False)]
     """
-    fields = [f for f in dataclasses.fields(cls) if f.name != "k"]
+    fields = [f for f in dataclasses.fields(cls) if f.name != "k" and param_info(f).listed]
     if cls.declaration.takes_cutoff:
         fields += [f for f in dataclasses.fields(cls) if f.name == "k"]
     out = []
