@@ -13,6 +13,13 @@ trec_eval's that no registered measure declares is skipped with one line on stde
 printed with another measure's number. This module holds what is trec_eval's own: its table
 of measures (order, parameter kinds, defaults), its nicknames, its summary rules (counts
 summed, ``gm_*`` geometric) and the text-only ``runid`` and ``relstring``.
+
+Parameter text is read strictly, as numbers of trec_eval's kind for each measure, and checked
+by the measure it builds; anything else (``utility.abc``, ``iprec_at_recall.nan``,
+``Rprec_mult.-1``, ``relstring.-2``, ``rbp.q=1``) is a usage error, never a skipped or
+cut-down line. Only checked numbers reach a measure string, and no printed field (a query
+id, the run's tag, a parameter text) can hold a tab, a line break or another separator, so
+no input can add or split a line of the output.
 """
 
 from __future__ import annotations
@@ -31,22 +38,35 @@ import polars as pl
 
 from polars_graded.api import evaluate
 from polars_graded.cli.common import PROG, Command, CommandError, is_parquet, read_table
-from polars_graded.errors import GradedError
+from polars_graded.errors import GradedError, InvalidValueError
 from polars_graded.io.trec import join_run_qrels, read_trec_qrels, read_trec_run
 from polars_graded.measures import Measure, parse_measure
+from polars_graded.measures.base import format_number
 from polars_graded.measures.registry import trec_eval_templates
-from polars_graded.options import TableSpec
+from polars_graded.options import COMPATS, DEFAULT_COMPAT, TableSpec
 from polars_graded.plan import GEOMETRIC_FLOOR
 from polars_graded.ranking import sort_ranked
 
 Kind = Literal[
-    "runid", "num_q", "single", "geometric", "cutoffs", "levels", "params", "gains", "relstring"
+    "runid",
+    "num_q",
+    "single",
+    "geometric",
+    "cutoffs",
+    "levels",
+    "numbers",
+    "number",
+    "pairs",
+    "gains",
+    "relstring",
 ]
 """How trec_eval reads a measure's parameters and names its lines: ``cutoffs`` (whole
 numbers, one line each, ``P_10``), ``levels`` (numbers, one line each, ``Rprec_mult_0.20``),
-``params`` (one line, ``utility_2,-1,0,0`` when given), ``gains`` (``label=gain`` pairs, one
-line), ``single`` (no parameters), ``geometric`` (the geometric mean of another measure,
-summary only), and the text-only ``runid``, ``num_q`` and ``relstring``."""
+``numbers`` (a list of numbers, one line, ``utility_2,-1,0,0``), ``number`` (one number, one
+line, ``set_F_2``), ``pairs`` (``name=number``, one line, ``rbp_p=0.8``), ``gains``
+(``label=gain`` pairs, one line, ``ndcg_1=3,2=9``), ``single`` (no parameters),
+``geometric`` (the geometric mean of another measure, summary only), and the text-only
+``runid``, ``num_q`` and ``relstring`` (a length)."""
 
 Summary = Literal["mean", "sum", "geometric"]
 """How a line's ``all`` value is made from its per-query values."""
@@ -71,7 +91,12 @@ class TrecMeasure:
     of: str = ""
     """For ``geometric``: the trec_eval measure whose values it averages."""
     default_params: str | None = None
-    """For ``params``: trec_eval's default parameters, for a template that needs them."""
+    """For ``numbers``: trec_eval's default parameters, for a template that needs them."""
+    count: int | None = None
+    """For ``numbers``: how many trec_eval requires (``utility``: 4); ``None``: one or more."""
+    keyword: str = ""
+    """For ``number``: our measure's parameter it sets; for ``pairs``: the one name trec_eval
+    reads (``p``), which sets our parameter of the same name."""
 
 
 TABLE: dict[str, TrecMeasure] = {
@@ -94,8 +119,10 @@ TABLE: dict[str, TrecMeasure] = {
         TrecMeasure("infAP", "single"),
         TrecMeasure("gm_bpref", "geometric", of="bpref"),
         TrecMeasure("Rprec_mult", "levels", tuple(i / 5 for i in range(1, 11))),
-        TrecMeasure("utility", "params", default_params="1,-1,0,0"),
-        TrecMeasure("11pt_avg", "params", default_params=",".join(f"{k:g}" for k in _TENTHS)),
+        TrecMeasure("utility", "numbers", default_params="1,-1,0,0", count=4),
+        TrecMeasure(
+            "11pt_avg", "numbers", default_params=",".join(format_number(k) for k in _TENTHS)
+        ),
         TrecMeasure("binG", "single"),
         TrecMeasure("G", "gains"),
         TrecMeasure("ndcg", "gains"),
@@ -109,10 +136,10 @@ TABLE: dict[str, TrecMeasure] = {
         TrecMeasure("set_relative_P", "single"),
         TrecMeasure("set_recall", "single"),
         TrecMeasure("set_map", "single"),
-        TrecMeasure("set_F", "params"),
+        TrecMeasure("set_F", "number", keyword="beta"),
         TrecMeasure("num_nonrel_judged_ret", "single"),
-        TrecMeasure("rbp", "params"),
-        TrecMeasure("rbp_resid", "params"),
+        TrecMeasure("rbp", "pairs", keyword="p"),
+        TrecMeasure("rbp_resid", "pairs", keyword="p"),
         TrecMeasure("unj", "cutoffs", (5, 10, 20)),
     )
 }
@@ -135,6 +162,14 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 
 _WIDTH = 22
 """trec_eval prints the measure name left-justified to this width."""
+
+# Numbers as C's atof reads them, but strictly: decimal digits only (no nan, inf, hex,
+# spaces or underscores, which Python's float() would take), so that only checked text
+# ever reaches a measure string or a printed name.
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# A cutoff: trec_eval reads the leading whole number (its own test gives ndcg_cut.23.4).
+_WHOLE = re.compile(r"([+-]?\d+)(?:\.\d*)?")
+_LABEL = re.compile(r"\+?\d+")
 
 
 # --------------------------------------------------------------------------- the request
@@ -202,6 +237,25 @@ class Line:
         return self.summary != "geometric"
 
 
+# --------------------------------------------------------------------------- parameter text
+
+
+def number(text: str, value: str) -> float:
+    """A finite number written in decimal (``.25``, ``-1``, ``1e-3``), as trec_eval's atof
+    reads one; ``nan``, ``inf``, ``abc`` or an empty text is a usage error.
+
+    Examples
+    --------
+    >>> number(".25", "iprec_at_recall..25")
+    0.25
+    """
+    found = float(text) if _NUMBER.fullmatch(text) else math.nan
+    if not math.isfinite(found):  # also 1e999, which reads as inf
+        msg = f"trec_eval parameter {text!r} is not a finite number (-m {value})"
+        raise CommandError(msg)
+    return found
+
+
 def whole_number(text: str, value: str) -> int:
     """A cutoff as trec_eval reads it: the leading whole number (``23.4`` is 23).
 
@@ -210,11 +264,11 @@ def whole_number(text: str, value: str) -> int:
     >>> whole_number("23.4", "ndcg_cut.23.4")
     23
     """
-    found = re.match(r"\s*[+-]?\d+", text)
+    found = _WHOLE.fullmatch(text)
     if found is None:
-        msg = f"trec_eval cutoff {text!r} is not a number (-m {value})"
+        msg = f"trec_eval parameter {text!r} is not a whole number (-m {value})"
         raise CommandError(msg)
-    return int(found[0])
+    return int(found[1])
 
 
 def cutoffs(params: str, value: str) -> tuple[int, ...]:
@@ -233,43 +287,97 @@ def cutoffs(params: str, value: str) -> tuple[int, ...]:
 
 
 def levels(params: str, value: str) -> tuple[float, ...]:
-    """Sorted distinct numbers (``.10,.20``), as trec_eval reads float cutoffs.
+    """Sorted distinct numbers (``.10,.20``), as trec_eval reads float cutoffs; their range
+    is the measure's to check.
 
     Examples
     --------
     >>> levels(".5,.25", "iprec_at_recall..5,.25")
     (0.25, 0.5)
     """
-    try:
-        found = sorted(float(text) for text in params.split(","))
-    except ValueError:
-        msg = f"trec_eval parameters {params!r} are not numbers (-m {value})"
-        raise CommandError(msg) from None
+    found = sorted(number(text, value) for text in params.split(","))
     if len(set(found)) < len(found):
         msg = f"trec_eval cutoffs must be distinct (-m {value})"
         raise CommandError(msg)
     return tuple(found)
 
 
+def numbers(params: str, value: str, count: int | None = None) -> tuple[float, ...]:
+    """The numbers of a parameter list, in order (``count``: exactly so many).
+
+    Examples
+    --------
+    >>> numbers("2,-1,0,0", "utility.2,-1,0,0", 4)
+    (2.0, -1.0, 0.0, 0.0)
+    """
+    found = tuple(number(text, value) for text in params.split(","))
+    if count is not None and len(found) != count:
+        msg = f"trec_eval expects {count} numbers, got {len(found)} (-m {value})"
+        raise CommandError(msg)
+    return found
+
+
 def gains(params: str, value: str) -> dict[int, float]:
-    """``label=gain`` pairs (``1=3,2=9``), as trec_eval's ndcg reads them.
+    """``label=gain`` pairs (``1=3,2=9``), as trec_eval's ndcg reads them; labels are whole
+    numbers >= 0, each given once (trec_eval would give a negative label's gain to rows
+    outside the qrels).
 
     Examples
     --------
     >>> gains("1=3,2=9,4=4.5", "ndcg.1=3,2=9,4=4.5")
     {1: 3.0, 2: 9.0, 4: 4.5}
     """
-    try:
-        pairs = (pair.split("=") for pair in params.split(","))
-        return {int(label): float(gain) for label, gain in pairs}
-    except ValueError:
-        msg = f"trec_eval expects label=gain pairs, got {params!r} (-m {value})"
-        raise CommandError(msg) from None
+    found: dict[int, float] = {}
+    for pair in params.split(","):
+        label, equals, gain = pair.partition("=")
+        if not equals or not _LABEL.fullmatch(label) or int(label) in found:
+            msg = (
+                "trec_eval expects label=gain pairs, each label a whole number >= 0 given "
+                f"once, got {pair!r} (-m {value})"
+            )
+            raise CommandError(msg)
+        found[int(label)] = number(gain, value)
+    return found
 
 
-def _number_text(value: float) -> str:
-    """A level as a measure string writes it (0.2, 1)."""
-    return f"{value:g}"
+def pairs(params: str, value: str, tm: TrecMeasure) -> dict[str, float]:
+    """``name=number`` pairs of ``rbp`` and ``rbp_resid``: ``p=0.8``, the persistence, is
+    the one name they read (``rbp``'s ``label=gain`` pairs are not supported: trec_eval
+    10.0 scales them with uninitialised variables).
+
+    Examples
+    --------
+    >>> pairs("p=0.8", "rbp.p=0.8", TABLE["rbp"])
+    {'p': 0.8}
+    """
+    found: dict[str, float] = {}
+    for pair in params.split(","):
+        name, equals, text = pair.partition("=")
+        if not equals or name != tm.keyword or name in found:
+            msg = f"trec_eval measure {tm.name!r} takes one {tm.keyword}=number here (-m {value})"
+            raise CommandError(msg)
+        found[name] = number(text, value)
+    return found
+
+
+def relstring_length(params: str | None, value: str) -> int:
+    """How many rows ``relstring`` shows: trec_eval's default 10, or a whole number >= 1.
+
+    Examples
+    --------
+    >>> relstring_length("20", "relstring.20"), relstring_length(None, "relstring")
+    (20, 10)
+    """
+    if params is None:
+        return int(TABLE["relstring"].defaults[0])
+    length = whole_number(params, value)
+    if length < 1:
+        msg = f"trec_eval relstring's length must be at least 1 (-m {value})"
+        raise CommandError(msg)
+    return length
+
+
+# --------------------------------------------------------------------------- the measures
 
 
 class Resolver:
@@ -288,24 +396,30 @@ class Resolver:
         self.level = level
         self.templates = trec_eval_templates()
 
-    def measure(self, name: str, k: object = None) -> Measure | None:
-        """The registered measure of trec_eval's ``name`` (``k`` its parameter), or None."""
+    def measure(self, name: str, k: str | None = None) -> Measure | None:
+        """The registered measure of trec_eval's ``name`` (``k`` its checked parameter text),
+        or None if no measure declares it."""
         template = self.templates.get(name)
         if template is None or ("{k}" in template) != (k is not None):
             return None
         r = "" if self.level == 1 else f"(rel={self.level})"
-        try:
-            measure = parse_measure(template.format(r=r, k=k))
-        except GradedError:
-            return None
+        measure = parse_measure(template.format(r=r, k=k))
         if r and "{r}" not in template and _has(measure, "rel"):
             # A template with parameters of its own has no place for {r}: set the level here.
             return measure(rel=self.level)
         return measure
 
     def lines(self, tm: TrecMeasure, params: str | None) -> list[Line] | None:
-        """The output lines of ``tm`` with its ``-m`` parameters; None if not available."""
+        """The output lines of ``tm`` with its ``-m`` parameters; None if not available; a
+        usage error for parameters trec_eval or the measure would not take."""
         value = f"{tm.name}.{params}" if params is not None else tm.name
+        try:
+            return self._lines(tm, params, value)
+        except GradedError as error:  # the measure's own check of a number
+            msg = f"bad parameter in -m {value}: {error}"
+            raise CommandError(msg) from None
+
+    def _lines(self, tm: TrecMeasure, params: str | None, value: str) -> list[Line] | None:
         if tm.kind in ("cutoffs", "levels"):
             if tm.kind == "cutoffs":
                 points: Sequence[float] = tm.defaults if params is None else cutoffs(params, value)
@@ -314,22 +428,38 @@ class Resolver:
             else:
                 points = tm.defaults if params is None else levels(params, value)
                 names = [f"{tm.name}_{k:3.2f}" for k in points]
-                texts = [_number_text(k) for k in points]
+                texts = [format_number(k) for k in points]
             measures = [self.measure(tm.name, text) for text in texts]
             return _all_or_none(names, measures, "mean")
         if tm.kind == "geometric":
             return _all_or_none([tm.name], [self.measure(tm.of)], "geometric")
+        # the parameter text is printed as given, as trec_eval does, once checked
         printed = tm.name if params is None else f"{tm.name}_{params}"
-        if tm.kind == "gains" and params is not None:
-            base = self.measure(tm.name)
-            given = gains(params, value)
-            measure = base(gain=given) if base is not None and _has(base, "gain") else None
-        else:
-            measure = self.measure(tm.name, params)
-            if measure is None and params is None and tm.default_params is not None:
-                measure = self.measure(tm.name, tm.default_params)
+        measure = self._with_params(tm, params, value)
         summary: Summary = "sum" if measure is not None and measure.declaration.counts else "mean"
         return _all_or_none([printed], [measure], summary)
+
+    def _with_params(self, tm: TrecMeasure, params: str | None, value: str) -> Measure | None:
+        """The measure of a one-line trec_eval measure, with its checked parameters."""
+        if params is None:
+            measure = self.measure(tm.name)
+            if measure is None and tm.default_params is not None:
+                measure = self.measure(tm.name, tm.default_params)
+            return measure
+        if tm.kind == "numbers":
+            found = numbers(params, value, tm.count)
+            return self.measure(tm.name, ",".join(format_number(x) for x in found))
+        given: dict[str, object]
+        if tm.kind == "number":
+            given = {tm.keyword: number(params, value)}
+        elif tm.kind == "pairs":
+            given = dict(pairs(params, value, tm))
+        else:
+            given = {"gain": gains(params, value)}
+        base = self.measure(tm.name)
+        if base is None or not all(_has(base, name) for name in given):
+            return None
+        return base(**given)
 
 
 def _has(measure: Measure, parameter: str) -> bool:
@@ -375,26 +505,75 @@ def read_run(path: Path) -> pl.DataFrame:
     return run.with_columns(pl.col("query", "item").cast(pl.String))
 
 
-def read_inputs(args: argparse.Namespace) -> Inputs:
-    """Read QRELS and RUN and join them as trec_eval pairs them (``-c``: every judged query)."""
-    run = read_run(Path(args.run))
+def one_field(text: str, what: str) -> str:
+    """``text``, if it prints as one field of a trec_eval line: not empty, and without a
+    space, a tab, a line break, a control character or a Unicode separator (Python's
+    ``splitlines`` splits at some of those), which would let a name forge or split lines.
+
+    Examples
+    --------
+    >>> one_field("bm25", "the run's tag")
+    'bm25'
+    >>> one_field("a\\nmap", "the run's tag")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: the run's tag 'a\\nmap' cannot be printed ...
+    """
+    if text and text.isprintable() and " " not in text:
+        return text
+    msg = (
+        f"{what} {text!r} cannot be printed as one field of trec_eval's output: it is "
+        "empty or holds whitespace, a line break, a control character or a separator"
+    )
+    raise InvalidValueError(msg)
+
+
+def run_tag(run: pl.DataFrame, path: Path) -> str:
+    """trec_eval's ``runid``: the tag of the run's last row, as trec_eval keeps the last
+    line's; ``""`` for a Parquet run without a ``tag`` column. A null or unprintable tag
+    there is an error naming the row (trec_eval refuses a line without a tag).
+
+    Examples
+    --------
+    >>> run_tag(pl.DataFrame({"tag": ["first", "last"]}), Path("run.parquet"))
+    'last'
+    """
+    if "tag" not in run.columns or run.height == 0:
+        return ""
+    tag = run.get_column("tag")[-1]
+    where = f"row {run.height}, the run's last," if is_parquet(path) else "the run's last line"
+    if tag is None:
+        msg = (
+            f"{path}: {where} has a null tag; trec_eval prints the last line's tag as "
+            "runid: give that row a tag, or drop the tag column"
+        )
+        raise InvalidValueError(msg)
+    return one_field(str(tag), f"{path}: the tag of {where} printed as runid,")
+
+
+def read_inputs(args: argparse.Namespace, *, runid: bool = True) -> Inputs:
+    """Read QRELS and RUN and join them as trec_eval pairs them (``-c``: every judged query);
+    ``runid``: the run's tag is printed, so check it."""
+    path = Path(args.run)
+    run = read_run(path)
     qrels = read_trec_qrels(Path(args.qrels))
-    runid = str(run.get_column("tag")[0]) if "tag" in run.columns and run.height else ""
+    tag = run_tag(run, path) if runid else ""
     table = join_run_qrels(run, qrels, queries="qrels" if args.c else "both")
-    spec = TableSpec(judged_only=args.J, depth=args.M)
-    return Inputs(table, runid, spec)
+    spec = TableSpec(judged_only=args.J, depth=args.M, compat=args.compat)
+    return Inputs(table, tag, spec)
 
 
 def relstring(inputs: Inputs, length: int) -> dict[str, str]:
     """trec_eval's ``relstring``: the labels of each query's first ``length`` ranked rows,
-    one character each (``-`` unjudged, ``.`` labelled -1, ``>`` above 9, ``<`` below -1).
+    one character each (``-`` not in the qrels, ``.`` any negative label, which trec_eval
+    reads as "in the pool but unjudged", ``>`` above 9; trec_eval's ``<`` cannot occur).
 
     Examples
     --------
-    >>> table = pl.DataFrame({"query": ["1", "1"], "item": ["a", "b"], "score": [2.0, 1.0],
-    ...                       "relevance": [None, 12]})
+    >>> table = pl.DataFrame({"query": ["1"] * 4, "item": ["a", "b", "c", "d"],
+    ...                       "score": [4.0, 3.0, 2.0, 1.0], "relevance": [None, 12, -1, -3]})
     >>> relstring(Inputs(table, "", TableSpec()), 10)
-    {'1': '->'}
+    {'1': '->..'}
     """
     spec = inputs.spec
     ranked = sort_ranked(inputs.table.lazy().filter(pl.col("score").is_not_null()), spec)
@@ -405,7 +584,8 @@ def relstring(inputs: Inputs, length: int) -> dict[str, str]:
     )
     strings = dict.fromkeys(inputs.table.get_column("query").unique().to_list(), "")
     for query, labels in rows.iter_rows():
-        kept = [label for label in labels if label is not None or not spec.judged_only]
+        # -J: trec_eval keeps the labels >= 0, after the cut of -M
+        kept = [x for x in labels if x is not None and x >= 0] if spec.judged_only else labels
         strings[query] = "".join(_label_char(label) for label in kept[:length])
     return strings
 
@@ -413,11 +593,9 @@ def relstring(inputs: Inputs, length: int) -> dict[str, str]:
 def _label_char(label: int | None) -> str:
     if label is None:
         return "-"
-    if label > 9:
-        return ">"
-    if label >= 0:
-        return str(label)
-    return "." if label == -1 else "<"
+    if label < 0:
+        return "."
+    return ">" if label > 9 else str(label)
 
 
 def summarize(values: pl.Series, summary: str) -> float:
@@ -465,37 +643,60 @@ def report(args: argparse.Namespace, write: Callable[[str], object]) -> None:
     query's lines, then the ``all`` lines, each in trec_eval's table order."""
     request = Request.of(args.m)
     lines = resolve(request, Resolver(args.l))
-    inputs = read_inputs(args)
-    flat = [line for group in lines.values() for line in group]
-    measures = list({line.column: line.measure for line in flat}.values())
+    inputs = read_inputs(args, runid="runid" in request.params)
+    # each line with its column, named once (str(measure) is not free, and lines are many)
+    named = {name: [(line, line.column) for line in group] for name, group in lines.items()}
+    measures = {column: line.measure for group in named.values() for line, column in group}
     if measures:
-        per_query = evaluate(inputs.table, measures, **inputs.spec.options())
+        per_query = evaluate(inputs.table, list(measures.values()), **inputs.spec.options())
     else:  # runid, num_q or relstring only
         per_query = inputs.table.select("query").unique().sort("query")
-    queries = per_query.get_column("query").to_list()
     if args.q:
-        printed, strings = _relstrings(inputs, request.params)
-        for i, query in enumerate(queries):
-            for name in request.params:
-                if name == "relstring":
-                    write(output(printed, query, f"'{strings.get(query, '')}'"))
-                for line in lines.get(name, []):
-                    if line.per_query:
-                        write(output(line.printed, query, per_query.item(i, line.column)))
-    special = {"runid": inputs.runid, "num_q": len(queries)}
+        _write_per_query(request, inputs, per_query, named, write)
+    special = {"runid": inputs.runid, "num_q": per_query.height}
     for name in request.params:
         if name in special:
             write(output(name, "all", special[name]))
-        for line in lines.get(name, []):
-            value = summarize(per_query.get_column(line.column), line.summary)
+        for line, column in named.get(name, []):
+            value = summarize(per_query.get_column(column), line.summary)
             write(output(line.printed, "all", value))
+
+
+def _write_per_query(
+    request: Request,
+    inputs: Inputs,
+    per_query: pl.DataFrame,
+    named: dict[str, list[tuple[Line, str]]],
+    write: Callable[[str], object],
+) -> None:
+    """Each query's lines (``-q``), in trec_eval's table order; a query id that cannot be
+    printed as one field is an error, before any line is written."""
+    queries = [one_field(query, "query id") for query in per_query.get_column("query")]
+    shown = {
+        name: [
+            (line.printed, per_query.get_column(column).to_list())
+            for line, column in group
+            if line.per_query
+        ]
+        for name, group in named.items()
+    }
+    printed_relstring, strings = _relstrings(inputs, request.params)
+    for i, query in enumerate(queries):
+        for name in request.params:
+            if name == "relstring":
+                write(output(printed_relstring, query, f"'{strings.get(query, '')}'"))
+            for printed, values in shown.get(name, []):
+                write(output(printed, query, values[i]))
 
 
 def resolve(request: Request, resolver: Resolver) -> dict[str, list[Line]]:
     """The lines of each requested measure that polars_graded computes; one line on stderr
-    for each other one (but the text-only ``runid``, ``num_q`` and ``relstring``)."""
+    for each other one (but the text-only ``runid``, ``num_q`` and ``relstring``, whose
+    length is checked here). Every parameter is checked before any input is read."""
     lines: dict[str, list[Line]] = {}
     for name, params in request.params.items():
+        if TABLE[name].kind == "relstring":
+            relstring_length(params, f"{name}.{params}")
         if TABLE[name].kind in ("runid", "num_q", "relstring"):
             continue
         found = resolver.lines(TABLE[name], params)
@@ -512,9 +713,8 @@ def _relstrings(inputs: Inputs, params: dict[str, str | None]) -> tuple[str, dic
     if "relstring" not in params:
         return "", {}
     given = params["relstring"]
-    if given is None:
-        return "relstring", relstring(inputs, int(TABLE["relstring"].defaults[0]))
-    return f"relstring_{given}", relstring(inputs, whole_number(given, f"relstring.{given}"))
+    printed = "relstring" if given is None else f"relstring_{given}"
+    return printed, relstring(inputs, relstring_length(given, f"relstring.{given}"))
 
 
 # --------------------------------------------------------------------------- the command
@@ -542,6 +742,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="MEASURE[.params]",
         help="trec_eval measure or set (official, set, all_trec); repeatable",
+    )
+    parser.add_argument(
+        "--compat",
+        choices=COMPATS,
+        default=DEFAULT_COMPAT,
+        help=(
+            "the release whose numbers to print: trec_eval_10 (default) or trec_eval_9 "
+            "(9.x and pytrec_eval: scores compared as 32-bit floats, 9.x's recall points)"
+        ),
     )
 
 

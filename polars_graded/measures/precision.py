@@ -133,9 +133,12 @@ def r_precision(r: Ranked, rel: float = 1, mult: float = 1.0) -> pl.Expr:
     0.5
     """
     n_relevant = r.n_relevant(rel)
-    if mult != 1:  # trec_eval's rounding of the cutoff (mult = 1 keeps R exactly)
-        n_relevant = (mult * n_relevant + 0.9).floor().cast(pl.Int64)
-    return safe_ratio(relevant_retrieved(r, rel, n_relevant), n_relevant)
+    if mult == 1:  # R exactly
+        return safe_ratio(relevant_retrieved(r, rel, n_relevant), n_relevant)
+    cutoff = (mult * n_relevant + 0.9).floor()  # trec_eval's rounding
+    # A cutoff past 2^53 reads every row; as a divisor it stays what it is (mult=1e300).
+    reads = cutoff.clip(upper_bound=2.0**53).cast(pl.Int64)
+    return safe_ratio(relevant_retrieved(r, rel, reads), cutoff)
 
 
 @register(
