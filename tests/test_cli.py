@@ -72,7 +72,7 @@ def test_known_input_failures_are_one_line_and_bugs_keep_their_traceback(
     argv = ["evaluate", "--run", str(run_file), "--qrels", str(qrels)]
 
     def failing(error: Exception):
-        def read_text(path: object) -> str:
+        def read_text(path: object, *_: object) -> str:
             raise error
 
         return read_text

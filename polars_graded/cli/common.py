@@ -31,10 +31,11 @@ import polars as pl
 
 from polars_graded.errors import GradedWarning
 from polars_graded.io import join_run_qrels, parquet
+from polars_graded.io.csv_tables import check_csv_fields, check_csv_numbers
 from polars_graded.io.trec import QueriesMode
 from polars_graded.measures.grammar import split_top_level
 from polars_graded.measures.registry import measure_help
-from polars_graded.options import TIE_POLICIES, TableSpec
+from polars_graded.options import COMPATS, DEFAULT_COMPAT, TIE_POLICIES, TableSpec
 from polars_graded.report import run_names, trec_table
 from polars_graded.statistics import DEFAULTS, Statistics
 
@@ -117,6 +118,38 @@ class Parser(argparse.ArgumentParser):
             return text
         width = shutil.get_terminal_size().columns - 2  # argparse's own width
         return f"{text}\n{hang(self.appendix, width)}\n"
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        given = sys.argv[1:] if args is None else list(args)
+        return super().parse_known_args(self._values_joined(given), namespace)
+
+    def _values_joined(self, args: list[str]) -> list[str]:
+        """``--option -4GiB`` as ``--option=-4GiB`` for an option that takes one value.
+
+        argparse takes a value that starts with ``-`` for an option unless it is a plain
+        negative number, and says "expected one argument"; joined, the value reaches the
+        option's own check, which says what is wrong with it. A known option is not joined.
+        """
+        joined: list[str] = []
+        rest = iter(args)
+        for arg in rest:
+            if arg == "--":  # every argument after it is a positional, as argparse reads it
+                joined += [arg, *rest]
+                break
+            action = self._option_string_actions.get(arg)
+            value = next(rest, None) if action is not None and action.nargs is None else None
+            if value is None:
+                joined.append(arg)
+            elif value.startswith("-") and value != "--" and not self._is_option(value):
+                joined.append(f"{arg}={value}")
+            else:
+                joined += [arg, value]
+        return joined
+
+    def _is_option(self, text: str) -> bool:
+        return text.partition("=")[0] in self._option_string_actions
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix(PROG).strip()
@@ -232,6 +265,8 @@ class InputHelp:
     by: str
     one_system: bool = False
     """``--by`` is the one system column (``report``, alias ``--system``), not repeatable."""
+    measure_required: bool = False
+    """``-m`` must be given (``gate``): the usage line shows it without brackets."""
 
 
 def add_input_options(parser: argparse.ArgumentParser, helps: InputHelp) -> None:
@@ -256,7 +291,14 @@ def add_input_options(parser: argparse.ArgumentParser, helps: InputHelp) -> None
             "-c); not for a TABLE, which is evaluated as it is"
         ),
     )
-    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE", help=helps.measure)
+    parser.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        required=helps.measure_required,
+        metavar="MEASURE",
+        help=helps.measure,
+    )
     for column in COLUMNS:
         parser.add_argument(f"--{column}", metavar="COLUMN", help=f"the {column} column of TABLE")
     if helps.one_system:
@@ -266,7 +308,8 @@ def add_input_options(parser: argparse.ArgumentParser, helps: InputHelp) -> None
 
 
 def add_ties_option(parser: argparse.ArgumentParser) -> None:
-    """``--ties``: how rows with equal scores are ordered, or averaged over.
+    """``--ties``: how rows with equal scores are ordered, or averaged over; ``--compat``:
+    which scores are equal (trec_eval 10.0's doubles or 9.x's 32-bit floats).
 
     Examples
     --------
@@ -274,6 +317,8 @@ def add_ties_option(parser: argparse.ArgumentParser) -> None:
     >>> add_ties_option(parser)
     >>> parser.parse_args([]).ties, parser.parse_args(["--ties", "average"]).ties
     ('trec_eval', 'average')
+    >>> parser.parse_args([]).compat, parser.parse_args(["--compat", "trec_eval_9"]).compat
+    ('trec_eval_10', 'trec_eval_9')
     """
     parser.add_argument(
         "--ties",
@@ -283,6 +328,17 @@ def add_ties_option(parser: argparse.ArgumentParser) -> None:
             "rows with equal scores: by item descending (trec_eval, the default), in the "
             "table's order (input), the higher / lower label first (optimistic / "
             "pessimistic), or the expected value over every order of the tied rows (average)"
+        ),
+    )
+    parser.add_argument(
+        "--compat",
+        choices=COMPATS,
+        default=DEFAULT_COMPAT,
+        help=(
+            "the trec_eval release to reproduce: trec_eval_10 (the default: scores compared "
+            "as doubles) or trec_eval_9 (trec_eval 9.x and pytrec_eval: scores compared as "
+            "32-bit floats, 9.x's recall points in iprec); ir_measures: names always use "
+            "trec_eval_9"
         ),
     )
 
@@ -350,8 +406,16 @@ def positive(text: str) -> int:
     --------
     >>> positive("3")
     3
+    >>> positive("-1e3")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a whole number of at least 1, got '-1e3'
     """
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        msg = f"must be a whole number of at least 1, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
     if value < 1:
         msg = f"must be at least 1, got {value}"
         raise argparse.ArgumentTypeError(msg)
@@ -440,7 +504,8 @@ def column_options(args: argparse.Namespace) -> dict[str, str]:
 
 
 def table_spec(args: argparse.Namespace, by: Sequence[str], *, ranked: bool = False) -> TableSpec:
-    """The table options of the command line (columns, ``by``, ``ranked``, ``--ties``).
+    """The table options of the command line (columns, ``by``, ``ranked``, ``--ties``,
+    ``--compat``).
 
     Examples
     --------
@@ -451,7 +516,13 @@ def table_spec(args: argparse.Namespace, by: Sequence[str], *, ranked: bool = Fa
     (['system', 'query'], True)
     """
     return TableSpec.of(
-        {**column_options(args), "by": tuple(by), "ranked": ranked, "ties": args.ties}
+        {
+            **column_options(args),
+            "by": tuple(by),
+            "ranked": ranked,
+            "ties": args.ties,
+            "compat": args.compat,
+        }
     )
 
 
@@ -495,13 +566,20 @@ def run_paths(values: Sequence[str]) -> list[Path] | dict[str, Path]:
     return {name: existing(Path(path)) for name, (_, _, path) in zip(names, named, strict=True)}
 
 
-def read_table(path: Path, keys: Sequence[str] = ()) -> pl.LazyFrame:
+def read_table(
+    path: Path, keys: Sequence[str] = (), *, numbers: Sequence[str] = ()
+) -> pl.LazyFrame:
     """Scan a Parquet or CSV/TSV table lazily, choosing the reader by the file's extension.
 
     A directory or a glob is read as ``pl.scan_parquet`` reads it, with hive partitioning
     (:func:`polars_graded.io.parquet.scan_source`). In a CSV/TSV table the ``keys``
     (query, item and ``by`` columns, as named by the user) are read as text: inferring
-    their type would make ``01`` and ``1`` one query. Other columns are inferred.
+    their type would make ``01`` and ``1`` one query. Other columns are inferred, but the
+    ``numbers`` (score, relevance) are numbers: a CSV/TSV file is checked first
+    (:func:`~polars_graded.io.csv_tables.check_csv_fields` and
+    :func:`~polars_graded.io.csv_tables.check_csv_numbers`), and where every value of one is
+    empty (a header-only file) it is a Float64 column of nulls, so that an empty table gives
+    an empty result.
 
     Examples
     --------
@@ -509,20 +587,42 @@ def read_table(path: Path, keys: Sequence[str] = ()) -> pl.LazyFrame:
     >>> _ = path.write_text("query,item,score,relevance\\n01,007,1.5,1\\n1,7,0.5,0\\n")
     >>> read_table(path, ["query", "item"]).collect().rows()
     [('01', '007', 1.5, 1), ('1', '7', 0.5, 0)]
+    >>> _ = path.write_text("query,item,score,relevance\\n")
+    >>> read_table(path, ["query", "item"], numbers=["score", "relevance"]).collect_schema()
+    Schema([('query', String), ('item', String), ('score', Float64), ('relevance', Float64)])
     """
     if is_parquet(path):
         return parquet.scan_source(str(path))
     suffix = path.suffix.lower()
-    if suffix in _CSV_SEPARATORS:
+    if suffix not in _CSV_SEPARATORS:
+        known = ", ".join([*_PARQUET_SUFFIXES, *_CSV_SEPARATORS])
+        msg = f"cannot read {str(path)!r}: expected a table ending in {known}"
+        raise CommandError(msg)
+    separator = _CSV_SEPARATORS[suffix]
+
+    def scan(source: Path) -> pl.LazyFrame:
         return pl.scan_csv(
-            existing(path),
-            separator=_CSV_SEPARATORS[suffix],
+            source,
+            separator=separator,
             infer_schema_length=10_000,
             schema_overrides=dict.fromkeys(keys, pl.String),  # absent names are ignored
         )
-    known = ", ".join([*_PARQUET_SUFFIXES, *_CSV_SEPARATORS])
-    msg = f"cannot read {str(path)!r}: expected a table ending in {known}"
-    raise CommandError(msg)
+
+    for file in _csv_files(existing(path)):
+        check_csv_fields(file, separator)
+        check_csv_numbers(scan(file), numbers, file, separator)
+    frame = scan(path)
+    schema = frame.collect_schema()
+    text = [name for name in numbers if schema.get(name) == pl.String]
+    # Only empty values are left in a text column here (the checks refused the rest).
+    return frame.with_columns(pl.col(text).cast(pl.Float64)) if text else frame
+
+
+def _csv_files(path: Path) -> list[Path]:
+    """The files a CSV/TSV TABLE names: itself, or what its glob matches."""
+    if parquet.is_glob(str(path)):
+        return [Path(name) for name in sorted(glob.glob(str(path), recursive=True))]
+    return [path]
 
 
 def is_parquet(path: Path) -> bool:
@@ -615,7 +715,8 @@ def systems_table(
     (1, True)
     """
     if reads_table(args):
-        frame = read_table(Path(args.table), [*spec.keys, spec.item])
+        keys, numbers = [*spec.keys, spec.item], [spec.score, spec.relevance]
+        frame = read_table(Path(args.table), keys, numbers=numbers)
         return frame, f"Input: {args.table}."
     if column_options(args) or args.by != SYSTEM:
         msg = f"--by/--system/{COLUMN_FLAGS} name columns of a TABLE, not of TREC files"

@@ -238,7 +238,8 @@ def _input(args: argparse.Namespace) -> tuple[pl.LazyFrame, TableSpec]:
     by = list(args.by or [])
     if reads_table(args):
         spec = table_spec(args, by, ranked=args.ranked)
-        return read_table(Path(args.table), [*spec.keys, spec.item]), spec
+        keys, numbers = [*spec.keys, spec.item], [spec.score, spec.relevance]
+        return read_table(Path(args.table), keys, numbers=numbers), spec
     if column_options(args):
         msg = f"{COLUMN_FLAGS} name the columns of a TABLE, not of TREC files"
         raise CommandError(msg)

@@ -5,6 +5,12 @@ or gzip-compressed (detected by the magic bytes, not the name), blank lines skip
 whose first non-blank character is ``#`` are comments. A UTF-8 byte-order mark at the start
 is dropped (editors on Windows write one) and ``\r\n`` line ends read as ``\n``. Everything
 is columnar: the file is split into lines and fields with Polars string expressions.
+
+Ids are compared byte for byte, as trec_eval compares them: a file is read as UTF-8, and a
+byte that is not UTF-8 is refused naming its line, never re-decoded behind the user's back
+(one such byte would otherwise change how every other id of the file matches). Files in
+another encoding are converted first, or read with ``encoding="latin-1"``, which maps every
+byte to one character, so that ids of files that are all read that way match byte for byte.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import os
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Final, Literal, TypeVar, get_args
 
 import polars as pl
 
@@ -32,6 +38,8 @@ from polars_graded.ranking import sort_ranked
 PathLike = str | os.PathLike[str]
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 QueriesMode = Literal["qrels", "both", "all"]
+Encoding = Literal["utf-8", "latin-1"]
+ENCODINGS: tuple[Encoding, ...] = get_args(Encoding)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -39,14 +47,22 @@ _FIELD = r"[^ \t\n\x0B\x0C\r]+"  # a run of non-whitespace, whitespace as C's is
 _RUN_FIELDS = "query Q0 item rank score tag"
 _QRELS_FIELDS = "query iteration item relevance"
 _LABEL_LIMIT = 2**53
+TAG_COLUMN: Final = "tag"
+"""The column of a run's tag (6th field): :func:`read_trec_run` writes it, and
+:func:`write_trec_run` writes it back."""
+DEFAULT_TAG: Final = "polars_graded"
+"""The tag :func:`write_trec_run` writes when neither ``tag=`` nor a tag column gives one."""
+_TAG = "__pg_tag"  # the writer's own name for the tag, whatever the user's columns are called
 
 
-def _read_text(path: PathLike) -> str:
+def _read_text(path: PathLike, encoding: Encoding = "utf-8") -> str:
     """The file's text, gunzipped if it starts with the gzip magic bytes, without a BOM.
 
     A file that cannot be read (missing, a directory, no permission) or a truncated or
-    corrupt gzip stream is an :class:`InputFileError` naming the file.
+    corrupt gzip stream is an :class:`InputFileError` naming the file; a byte that is not
+    UTF-8 (under the default ``encoding``) an :class:`InvalidValueError` naming its line.
     """
+    _check_encoding(encoding)
     try:
         data = Path(path).read_bytes()
     except OSError as error:
@@ -61,17 +77,43 @@ def _read_text(path: PathLike) -> str:
                 f"bytes but is truncated or corrupt: {error})"
             )
             raise InputFileError(msg) from error
-    # The BOM goes before decoding so that the latin-1 fallback cannot keep it as 'ï»¿'.
+    # The BOM goes before decoding so that latin-1 cannot keep it as 'ï»¿'.
     data = data.removeprefix(_UTF8_BOM)
+    if encoding == "latin-1":  # every byte one character: ids still match byte for byte
+        return data.decode("latin-1")
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError:  # trec_eval reads bytes: keep every byte distinct
-        return data.decode("latin-1")
+    except UnicodeDecodeError as error:
+        raise _not_utf8(path, data, error) from None
 
 
-def _lines(path: PathLike) -> pl.DataFrame:
+def _check_encoding(encoding: object) -> None:
+    if encoding not in ENCODINGS:
+        msg = f"encoding must be one of {list(ENCODINGS)}, got {encoding!r}"
+        raise InvalidValueError(msg)
+
+
+def _not_utf8(path: PathLike, data: bytes, error: UnicodeDecodeError) -> InvalidValueError:
+    """The error for the first byte that is not UTF-8: its line, column, byte(s) and a fix."""
+    start = data.rfind(b"\n", 0, error.start) + 1
+    end = data.find(b"\n", error.start)
+    line = data[start : end if end >= 0 else len(data)]
+    lineno = data.count(b"\n", 0, error.start) + 1
+    shown = line.decode("utf-8", "replace").strip()[:200]
+    bad = " ".join(f"0x{byte:02X}" for byte in data[error.start : error.end])
+    name = os.fspath(path)
+    msg = (
+        f"{name}, line {lineno}: byte {bad} (column {error.start - start + 1}) is not "
+        "UTF-8; ids are matched byte for byte, so every line must be UTF-8: convert the "
+        f"file (for latin-1 text: iconv -f latin1 -t utf-8 {name}), or in Python read "
+        f"every file with encoding='latin-1'; line {lineno} is {shown!r}"
+    )
+    return InvalidValueError(msg)
+
+
+def _lines(path: PathLike, encoding: Encoding) -> pl.DataFrame:
     """Content lines with their 1-based line number (``lineno``), text and ``fields``."""
-    text = pl.Series("line", [_read_text(path)], dtype=pl.String)
+    text = pl.Series("line", [_read_text(path, encoding)], dtype=pl.String)
     first = pl.col("fields").list.first()
     return (
         text.str.split("\n")
@@ -99,7 +141,7 @@ def _field(i: int) -> pl.Expr:
     return pl.col("fields").list.get(i, null_on_oob=True)
 
 
-def read_trec_run(path: PathLike) -> pl.DataFrame:
+def read_trec_run(path: PathLike, *, encoding: Encoding = "utf-8") -> pl.DataFrame:
     """Read a TREC run file (``query Q0 item rank score tag``) as trec_eval does.
 
     Fields after the sixth are ignored; the rank is kept for information only (trec_eval
@@ -109,6 +151,10 @@ def read_trec_run(path: PathLike) -> pl.DataFrame:
     ----------
     path
         The run file, plain or gzip-compressed.
+    encoding
+        ``"utf-8"`` (default): a byte that is not UTF-8 is an error naming its line.
+        ``"latin-1"``: every byte is one character (ids of files all read so match byte
+        for byte); for files in a legacy 8-bit encoding.
 
     Returns
     -------
@@ -119,8 +165,8 @@ def read_trec_run(path: PathLike) -> pl.DataFrame:
     Raises
     ------
     InvalidValueError
-        A line has fewer than six fields or a score that is not a number; the message
-        names the file, the line number and the line.
+        A line has fewer than six fields, a score that is not a number or a byte that is
+        not UTF-8; the message names the file, the line number and the line.
     InputFileError
         The file cannot be read (missing, a directory), or it is gzip-compressed but
         truncated or corrupt.
@@ -133,7 +179,7 @@ def read_trec_run(path: PathLike) -> pl.DataFrame:
     >>> pg.read_trec_run(path).rows()
     [('1', 'd7', 2.5, 1, 'bm25'), ('1', 'd3', 1.0, 2, 'bm25')]
     """
-    lines = _lines(path)
+    lines = _lines(path, encoding)
     _fail_on(lines, pl.col("fields").list.len() < 6, path, f"expected 6 fields ({_RUN_FIELDS})")
     score = _field(4).cast(pl.Float64, strict=False)
     _fail_on(lines, score.is_null(), path, "the score (5th field) is not a number")
@@ -146,7 +192,7 @@ def read_trec_run(path: PathLike) -> pl.DataFrame:
     )
 
 
-def read_trec_qrels(path: PathLike) -> pl.DataFrame:
+def read_trec_qrels(path: PathLike, *, encoding: Encoding = "utf-8") -> pl.DataFrame:
     """Read a TREC qrels file (``query iteration item relevance``) as trec_eval does.
 
     Lines whose first non-blank character is ``#`` are comments; a ``#`` inside a field
@@ -157,6 +203,10 @@ def read_trec_qrels(path: PathLike) -> pl.DataFrame:
     ----------
     path
         The qrels file, plain or gzip-compressed.
+    encoding
+        ``"utf-8"`` (default): a byte that is not UTF-8 is an error naming its line.
+        ``"latin-1"``: every byte is one character (ids of files all read so match byte
+        for byte); for files in a legacy 8-bit encoding.
 
     Returns
     -------
@@ -168,8 +218,8 @@ def read_trec_qrels(path: PathLike) -> pl.DataFrame:
     ------
     InvalidValueError
         A line does not have exactly four fields (trec_eval rejects it too) or its
-        relevance is not an integer below 2**53 in absolute value; the message names
-        the file, line number and line.
+        relevance is not an integer below 2**53 in absolute value, or a byte is not
+        UTF-8; the message names the file, line number and line.
     InputFileError
         The file cannot be read (missing, a directory), or it is gzip-compressed but
         truncated or corrupt.
@@ -182,7 +232,7 @@ def read_trec_qrels(path: PathLike) -> pl.DataFrame:
     >>> pg.read_trec_qrels(path).rows()
     [('1', '0', 'd3', 2), ('1', '0', 'msmarco#4_2', 1)]
     """
-    lines = _lines(path)
+    lines = _lines(path, encoding)
     _fail_on(lines, pl.col("fields").list.len() != 4, path, f"expected 4 fields ({_QRELS_FIELDS})")
     number = _field(3).cast(pl.Float64, strict=False)
     not_integer = number.is_null() | ~number.is_finite() | (number != number.floor())
@@ -309,12 +359,12 @@ def write_trec_run(
     query: str = "query",
     item: str = "item",
     score: str = "score",
-    tag: str = "polars_graded",
+    tag: str | None = None,
 ) -> None:
     """Write the retrieved rows (score not null) as a TREC run file.
 
-    Rows are ranked as polars_graded and trec_eval rank them (score as float32 descending,
-    ties by item descending: :func:`polars_graded.ranking.sort_ranked`) and numbered from 1;
+    Rows are ranked as polars_graded and trec_eval 10.0 rank them (score descending as a
+    double, ties by item descending: :func:`polars_graded.ranking.sort_ranked`) and numbered from 1;
     scores are written so that they read back exactly. A path ending in ``.gz`` is
     gzip-compressed.
 
@@ -327,12 +377,15 @@ def write_trec_run(
     query, item, score
         Column names.
     tag
-        The run tag (6th field).
+        The run tag (6th field) of every line. By default, each row's value of the
+        frame's ``tag`` column when it has one (as :func:`read_trec_run` gives it, so a
+        run read and written keeps its tags), else ``"polars_graded"``; a tag given here
+        is written on every line, whatever the column holds.
 
     Raises
     ------
     InvalidValueError
-        A query, item or the tag is empty or contains whitespace, or a score is NaN.
+        A query, item or tag is empty, null or contains whitespace, or a score is NaN.
 
     Examples
     --------
@@ -343,34 +396,49 @@ def write_trec_run(
     >>> pg.write_trec_run(df, path, tag="mine")
     >>> path.read_text()
     '1 Q0 b 1 2.0 mine\\n1 Q0 a 2 0.5 mine\\n'
+    >>> pg.write_trec_run(pg.read_trec_run(path), path)  # the tag column is kept
+    >>> path.read_text()
+    '1 Q0 b 1 2.0 mine\\n1 Q0 a 2 0.5 mine\\n'
     """
-    _check_field_text(tag, "tag")
-    frame = df.lazy().select(query, item, score).filter(pl.col(score).is_not_null()).collect()
+    lf = df.lazy()
+    tags = _tags(lf, tag).alias(_TAG)
+    frame = lf.select(query, item, score, tags).filter(pl.col(score).is_not_null()).collect()
     spec = TableSpec(query=query, item=item, score=score)
     ranked = sort_ranked(frame.lazy(), spec).collect(engine=ENGINE)
     ranked = ranked.with_columns(pl.col(query, item).cast(pl.String))
     _check_columns(ranked, query, item, score)
     rank = pl.int_range(1, pl.len() + 1).over(query).cast(pl.String)
     fields = [pl.col(query), pl.lit("Q0"), pl.col(item), rank, pl.col(score).cast(pl.String)]
-    lines = ranked.select(pl.concat_str([*fields, pl.lit(tag)], separator=" "))
+    lines = ranked.select(pl.concat_str([*fields, pl.col(_TAG)], separator=" "))
     buffer = io.BytesIO()
     lines.write_csv(buffer, include_header=False, quote_style="never")
     data = buffer.getvalue()
     Path(path).write_bytes(gzip.compress(data) if os.fspath(path).endswith(".gz") else data)
 
 
+def _tags(lf: pl.LazyFrame, tag: str | None) -> pl.Expr:
+    """The tag of each line: ``tag`` if given, else the ``tag`` column, else the default."""
+    if tag is not None:
+        _check_field_text(tag, "tag")
+        return pl.lit(tag, dtype=pl.String)
+    if TAG_COLUMN in lf.collect_schema():  # a run read by read_trec_run keeps its tags
+        return pl.col(TAG_COLUMN).cast(pl.String)
+    return pl.lit(DEFAULT_TAG, dtype=pl.String)
+
+
 def _check_field_text(value: str, name: str) -> None:
-    if not value or any(c.isspace() for c in value):
-        msg = f"the {name} {value!r} must be non-empty and contain no whitespace"
+    if not isinstance(value, str) or not value or any(c.isspace() for c in value):
+        msg = f"the {name} {value!r} must be non-empty text without whitespace"
         raise InvalidValueError(msg)
 
 
 def _check_columns(ranked: pl.DataFrame, query: str, item: str, score: str) -> None:
-    for column in (query, item):
+    for column in (query, item, _TAG):
         bad = ranked.filter(pl.col(column).is_null() | ~pl.col(column).str.contains(r"^\S+$"))
         if bad.height:
+            name = TAG_COLUMN if column == _TAG else column
             msg = (
-                f"column {column!r}: a TREC run needs non-empty values without whitespace; "
+                f"column {name!r}: a TREC run needs non-empty values without whitespace; "
                 f"offending: {bad.get_column(column).head(5).to_list()}"
             )
             raise InvalidValueError(msg)
