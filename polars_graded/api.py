@@ -16,7 +16,7 @@ from polars_graded import plan
 from polars_graded.defaults import ENGINE
 from polars_graded.measures import MeasureSpec, MuAP, as_named_measures, mu_ap_thresholds
 from polars_graded.options import ColumnOptions, TableSpec
-from polars_graded.validate import check_schema
+from polars_graded.validate import check_frame, check_schema
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
@@ -71,7 +71,8 @@ def evaluate(frame: FrameT, measures: MeasureSpec, **columns: Unpack[ColumnOptio
     GradedError
         Bad input (the message names the column, the rule and example rows), a bad
         measure or output name (one that is also a key column), or a measure value
-        that would be NaN or infinite.
+        that would be NaN or infinite; a ``frame`` that is not a Polars DataFrame or
+        LazyFrame (a pandas DataFrame, a pyarrow Table, a list) is a ``ColumnTypeError``.
 
     Warns
     -----
@@ -105,6 +106,7 @@ def evaluate(frame: FrameT, measures: MeasureSpec, **columns: Unpack[ColumnOptio
     │ 1     ┆ 0.16  ┆ 0.521296 │
     └───────┴───────┴──────────┘
     """
+    check_frame(frame, "evaluate")
     spec = TableSpec.of(columns)
     return finish(frame, plan.per_query(frame.lazy(), measures, spec))
 
@@ -142,6 +144,7 @@ def summary(
     │ 1     ┆ 0.541667 ┆ 0.521296 │
     └───────┴──────────┴──────────┘
     """
+    check_frame(frame, "summary")
     spec = TableSpec.of(columns)
     wanted = as_named_measures(measures)
     values = plan.per_query(frame.lazy(), wanted, spec)
@@ -214,6 +217,7 @@ def per_threshold(frame: FrameT, **columns: Unpack[ColumnOptions]) -> FrameT:
     │ 2.0       ┆ 0.5    ┆ 0.25     ┆ 0.125        ┆ 0.520833            ┆ 0.770833 │
     └───────────┴────────┴──────────┴──────────────┴─────────────────────┴──────────┘
     """
+    check_frame(frame, "per_threshold")
     spec = TableSpec.of(columns)
     mu_ap_thresholds.check_by(spec)
     if isinstance(frame, pl.DataFrame):

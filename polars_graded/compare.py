@@ -49,6 +49,7 @@ from polars_graded.statistics import (  # noqa: F401
     check_missing,
     check_options,
 )
+from polars_graded.validate import check_frame
 
 Pairs = Literal["baseline", "all"]
 """Which pairs of systems :func:`compare` tests: each against the baseline, or all."""
@@ -56,6 +57,10 @@ PAIRS: tuple[str, ...] = get_args(Pairs)
 
 CHUNK_ELEMENTS = 1 << 22
 """Entries of one chunk of the sign or resample matrix (32 MiB as float64)."""
+
+MAX_BOOTSTRAP_MEANS = 1 << 26
+"""The most bootstrap means held at once, resamples x systems x measures (512 MiB as float64;
+the quantiles copy them once or twice more)."""
 
 TIE_TOLERANCE = 1e-9
 """Flipped sums within this fraction of ``sum |d|`` of the observed one count as ties."""
@@ -209,13 +214,17 @@ def compare(
     MissingColumnError
         ``by``, ``query`` or a measure column is absent.
     ColumnTypeError
-        A measure column is not numeric.
+        A measure column is not numeric, or ``per_query`` is not a Polars DataFrame or
+        LazyFrame.
     DuplicateKeyError
         A (``by``, ``query``) pair occurs twice.
     InvalidValueError
         Null keys, null/NaN/infinite values, an unknown baseline, fewer than two systems,
         no common query (``missing="common"``), or bad ``missing``, ``trials``,
-        ``bootstrap``, ``confidence`` or ``alpha``.
+        ``bootstrap`` (each at most
+        :data:`~polars_graded.statistics.MAX_RESAMPLES`, and the bootstrap means at most
+        :data:`MAX_BOOTSTRAP_MEANS`), ``confidence``, ``alpha`` or ``seed`` (an integer
+        >= 0).
     ImportError
         scipy is not installed.
 
@@ -243,6 +252,7 @@ def compare(
     │ b      ┆ ap      ┆ 0.4  ┆ 0.1  ┆ 0.246753        ┆ false       │
     └────────┴─────────┴──────┴──────┴─────────────────┴─────────────┘
     """
+    check_frame(per_query, "compare")
     by = by_column(by, system)
     # Holm's until the correction is checked where it applies: after segment= and pairs=.
     statistics = Statistics(missing, trials, bootstrap, confidence, alpha, seed)
@@ -796,6 +806,7 @@ def bootstrap_means(rows: np.ndarray, resamples: int, rng: np.random.Generator) 
     ((2, 5), [1.0, 1.0, 1.0, 1.0, 1.0])
     """
     n_rows, n = rows.shape
+    _check_bootstrap_memory(n_rows, resamples)
     out = np.empty((n_rows, resamples))
     chunk = max(1, CHUNK_ELEMENTS // n)
     for start in range(0, resamples, chunk):
@@ -805,6 +816,20 @@ def bootstrap_means(rows: np.ndarray, resamples: int, rng: np.random.Generator) 
         out[:, start : start + size] = rows @ counts.T.astype(np.float64)
     out /= n
     return out
+
+
+def _check_bootstrap_memory(n_rows: int, resamples: int) -> None:
+    """At most :data:`MAX_BOOTSTRAP_MEANS` means at once; else an error saying how many
+    resamples fit (before numpy would try to allocate them)."""
+    if n_rows * resamples > MAX_BOOTSTRAP_MEANS:
+        gib = n_rows * resamples * 8 / 2**30
+        msg = (
+            f"bootstrap={resamples:,} resamples of {n_rows} means (systems x measures) "
+            f"would hold {gib:,.1f} GiB in memory; the limit is {MAX_BOOTSTRAP_MEANS:,} "
+            f"means ({MAX_BOOTSTRAP_MEANS * 8 >> 20} MiB): give bootstrap <= "
+            f"{max(1, MAX_BOOTSTRAP_MEANS // n_rows):,}"
+        )
+        raise InvalidValueError(msg)
 
 
 def randomization_p(differences: np.ndarray, trials: int, rng: np.random.Generator) -> np.ndarray:

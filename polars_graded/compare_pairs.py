@@ -36,6 +36,7 @@ from polars_graded.statistics import (
     Statistics,
     check_correction,
 )
+from polars_graded.validate import check_frame
 
 
 def compare_pairs(
@@ -103,6 +104,7 @@ def compare_pairs(
     >>> out.select(cols).rows()
     [('a', 'b', 0.1, 3, 1, 0), ('a', 'c', 0.525, 4, 0, 0), ('b', 'c', 0.425, 4, 0, 0)]
     """
+    check_frame(per_query, "compare_pairs")
     by = by_column(by)
     statistics = Statistics(missing, trials, bootstrap, confidence, alpha, seed, correction)
     return compare_pairs_with(per_query, measures, statistics, by=by, query=query)

@@ -44,7 +44,8 @@ class MissingColumnError(GradedError, KeyError):
 
 
 class ColumnTypeError(GradedError, TypeError):
-    """A column has a data type the evaluation cannot use (e.g. a string score).
+    """A column has a data type the evaluation cannot use (e.g. a string score), or the
+    table is not a Polars DataFrame or LazyFrame (e.g. a pandas DataFrame).
 
     Examples
     --------

@@ -9,7 +9,6 @@ test of ``H0: mean(candidate - baseline) <= -max_drop`` against ``H1: > -max_dro
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Unpack
@@ -19,9 +18,10 @@ import polars as pl
 
 from polars_graded.api import evaluate
 from polars_graded.compare import by_column, query_grid
-from polars_graded.errors import InvalidValueError
+from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.options import ColumnOptions
 from polars_graded.statistics import DEFAULTS, MissingPolicy, Statistics
+from polars_graded.validate import check_frame
 
 GATE_COLUMNS: Final = (
     "measure",
@@ -107,8 +107,10 @@ def gate(
     With ``d`` the paired differences, the decision is the one-sided t-test
     ``scipy.stats.ttest_1samp(d + max_drop, 0, alternative="greater")``: it is the standard
     paired non-inferiority test, exact under normality and deterministic (no seed in the
-    verdict). The bootstrap bound is reported beside it, to show the margin's room; the two
-    mostly agree (``lower > -max_drop`` when ``p < alpha``) but may differ near the margin.
+    verdict). Its t statistic is computed from the spread of ``d`` itself (the shift does
+    not change it), so that a huge margin cannot overflow into a NaN. The bootstrap bound is
+    reported beside it, to show the margin's room; the two mostly agree
+    (``lower > -max_drop`` when ``p < alpha``) but may differ near the margin.
     When every ``d + max_drop`` is 0 the t statistic is 0/0: ``p_value`` is 1.0, no
     evidence against H0. So an identical candidate fails with ``max_drop=0`` (that is a test
     of superiority) and passes with any ``max_drop > 0`` (constant positive ``d + max_drop``,
@@ -117,8 +119,14 @@ def gate(
     Raises
     ------
     InvalidValueError
-        An unknown or repeated system, ``max_drop`` < 0, fewer than two compared queries,
-        or a bad ``missing``, ``bootstrap`` or ``alpha``.
+        An unknown or repeated system, ``max_drop`` < 0 or not finite, fewer than two
+        compared queries, or a bad ``missing``, ``bootstrap`` (at most
+        :data:`~polars_graded.statistics.MAX_RESAMPLES`), ``alpha`` or ``seed`` (an integer
+        >= 0).
+    ColumnTypeError
+        ``table`` is not a Polars DataFrame or LazyFrame.
+    MissingColumnError
+        The ``by`` column (or another column the measures need) is absent.
 
     Examples
     --------
@@ -132,12 +140,13 @@ def gate(
     >>> result.table.select("measure", "diff", "p_value", "not_worse").row(0)
     ('ap', 0.0, 0.0, True)
     """
+    check_frame(table, "gate")
     by = by_column(columns.get("by", "system"), depth=2)
     columns["by"] = by  # the default too: evaluate keys rows by it
     # The gate's options, checked as the comparisons' are (the others keep their defaults).
     statistics = Statistics(missing=missing, bootstrap=bootstrap, alpha=alpha, seed=seed)
     _check_margin(max_drop)
-    _import_ttest()  # before the work: a missing scipy is found at once
+    _import_t()  # before the work: a missing scipy is found at once
     lazy = table.lazy()
     _check_systems(lazy, by, baseline, candidate)
     pair = lazy.filter(pl.col(by).is_in([baseline, candidate]))
@@ -183,21 +192,27 @@ def one_sided_p(differences: np.ndarray, max_drop: float) -> float:
     """p-value of ``H0: mean(d) <= -max_drop`` by the one-sided t-test; 1.0 when all
     ``d + max_drop`` are 0 (0/0, no evidence against H0).
 
+    The value of ``ttest_1samp(d + max_drop, 0, alternative="greater")``, with the t
+    statistic ``(mean(d) + max_drop) / (sd(d) / sqrt(n))``: shifting every value leaves
+    the standard deviation as it is, and summing ``d + 1e308`` would overflow. Constant
+    differences give t = +-inf, so p 0.0 (above the margin) or 1.0.
+
     Examples
     --------
     >>> one_sided_p(np.array([0.1, 0.2, 0.3]), 0.0) < 0.05
     True
-    >>> one_sided_p(np.zeros(3), 0.0)
-    1.0
+    >>> one_sided_p(np.zeros(3), 0.0), one_sided_p(np.array([0.1, 0.2]), 1e308)
+    (1.0, 0.0)
     """
-    ttest_1samp = _import_ttest()
-    shifted = differences + max_drop
-    if not shifted.any():
-        return 1.0
-    with warnings.catch_warnings():  # constant data: scipy warns and gives t = +-inf
-        warnings.simplefilter("ignore", RuntimeWarning)
-        result = ttest_1samp(shifted, 0.0, alternative="greater")
-    return float(result.pvalue)
+    t_distribution = _import_t()
+    with np.errstate(over="ignore"):  # a huge margin: t is +inf, so p is 0
+        if not (differences + max_drop).any():
+            return 1.0
+        centre = differences.mean() + max_drop
+        if np.ptp(differences) == 0:
+            return 0.0 if centre > 0 else 1.0
+        t = centre / (differences.std(ddof=1) / np.sqrt(differences.size))
+    return float(t_distribution.sf(t, differences.size - 1))
 
 
 def bootstrap_lower(differences: np.ndarray, alpha: float, resamples: int, seed: int) -> float:
@@ -238,6 +253,10 @@ def _check_systems(lazy: pl.LazyFrame, by: str, baseline: object, candidate: obj
     if baseline == candidate:
         msg = f"the baseline and the candidate must differ, both are {baseline!r}"
         raise InvalidValueError(msg)
+    names = lazy.collect_schema().names()
+    if by not in names:
+        msg = f"the system column {by!r} not found; the table has {names} (by=, --by)"
+        raise MissingColumnError(msg)
     systems = lazy.select(pl.col(by).unique().sort()).collect().get_column(by).to_list()
     for role, name in (("baseline", baseline), ("candidate", candidate)):
         if name not in systems:
@@ -252,12 +271,13 @@ def _check_queries(n: int) -> None:
         raise InvalidValueError(msg)
 
 
-def _import_ttest() -> Any:
+def _import_t() -> Any:
+    """scipy's t distribution, or an ImportError saying how to install scipy."""
     try:
-        from scipy.stats import ttest_1samp
+        from scipy.stats import t
     except ImportError as error:
         msg = (
             'gate() needs scipy for the t-test; install it with pip install "polars-graded[stats]"'
         )
         raise ImportError(msg) from error
-    return ttest_1samp
+    return t

@@ -33,7 +33,7 @@ from polars_graded.measures import Judged, Measure, MeasureSpec, as_named_measur
 from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.ranking import ranking_order
 from polars_graded.statistics import DEFAULTS, MissingPolicy, check_count, check_missing
-from polars_graded.validate import check_schema
+from polars_graded.validate import check_frame, check_schema
 
 SCENARIOS: tuple[str, str, str] = ("value", "unjudged_relevant", "judged_only")
 """The three evaluations, as the columns of :func:`judgment_bounds` name them."""
@@ -166,6 +166,7 @@ def judgment_bounds(
     >>> order_flips(out).select("system_a", "system_b", "low_a", "high_b").rows()
     [('a', 'b', 0.8333333333333333, 1.0)]
     """
+    check_frame(table, "judgment_bounds")
     spec = TableSpec.of({**columns, "by": (by_column(columns.get("by", "system")),)})
     check_missing(missing)
     check_count("judged_at", judged_at)
@@ -382,6 +383,7 @@ def order_flips(bounds: pl.DataFrame, *, by: str | None = None) -> pl.DataFrame:
     >>> order_flips(bounds).select("measure", "system_a", "system_b").rows()
     [('ap', 'a', 'b')]
     """
+    check_frame(bounds, "order_flips")
     system = bounds.columns[0] if by is None else by
     needed = [system, "measure", "value", "low", "high"]
     absent = [c for c in needed if c not in bounds.columns]

@@ -28,6 +28,7 @@ from polars_graded.errors import (
     MissingColumnError,
 )
 from polars_graded.statistics import DEFAULTS, check_fraction
+from polars_graded.validate import check_frame
 
 CORRELATION_COLUMNS = ("variant_a", "variant_b", "n_systems", "tau", "tau_ap")
 """The columns of :func:`rank_correlations`."""
@@ -225,6 +226,7 @@ def rank_correlations(
     >>> rank_correlations(means).with_columns(pl.col("tau", "tau_ap").round(4)).rows()
     [('ap', 'p@10', 3, 0.3333, 0.0), ('p@10', 'ap', 3, 0.3333, 0.0)]
     """
+    check_frame(means, "rank_correlations")
     frame = _checked_means(means, variant, system, value)
     names = frame.get_column(variant).unique(maintain_order=True)
     wide = frame.pivot(variant, index=system, values=value)
@@ -327,6 +329,7 @@ def discriminative_power(
     >>> discriminative_power(pairs).rows()
     [('ap', 3, 2, 0.6666666666666666), ('p@10', 3, 1, 0.3333333333333333)]
     """
+    check_frame(pairs, "discriminative_power")
     check_fraction("alpha", alpha)
     for name in ("measure", p):
         if name not in pairs.columns:

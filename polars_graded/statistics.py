@@ -40,6 +40,12 @@ class StatisticsKeywords(TypedDict):
     correction: Correction
 
 
+MAX_RESAMPLES = 10_000_000
+"""The most ``trials`` and ``bootstrap`` a comparison takes: 1,000 times the default, p-values
+to 1e-7. The trials are drawn in chunks, but the randomized Tukey test keeps every trial's
+range and the bootstrap every resample's mean (8 bytes each), and the time grows with both."""
+
+
 @dataclass(frozen=True)
 class Statistics:
     """The options of a comparison's tests and intervals, checked when built.
@@ -65,8 +71,8 @@ class Statistics:
     Raises
     ------
     InvalidValueError
-        A bad option; checked in the order of the fields, as :func:`check_options` then
-        :func:`check_correction` (``seed`` is any integer numpy takes).
+        A bad option; checked in the order of the fields, as :func:`check_options`, then
+        :func:`check_seed` and :func:`check_correction`.
 
     Examples
     --------
@@ -89,6 +95,7 @@ and 1, got 1.5
 
     def __post_init__(self) -> None:
         check_options(self.missing, self.trials, self.bootstrap, self.confidence, self.alpha)
+        check_seed(self.seed)
         check_correction(self.correction)
 
     def keywords(self) -> StatisticsKeywords:
@@ -107,8 +114,8 @@ def check_options(
     missing: object, trials: object, bootstrap: object, confidence: object, alpha: object
 ) -> None:
     """The options of :func:`~polars_graded.compare.compare`, checked: ``missing`` one of
-    :data:`MISSING_POLICIES`, ``trials`` and ``bootstrap`` integers >= 1, ``confidence``
-    and ``alpha`` in (0, 1).
+    :data:`MISSING_POLICIES`, ``trials`` and ``bootstrap`` integers from 1 to
+    :data:`MAX_RESAMPLES`, ``confidence`` and ``alpha`` in (0, 1).
 
     Examples
     --------
@@ -118,8 +125,8 @@ def check_options(
     polars_graded.errors.InvalidValueError: missing must be 'zero' or 'common', got 'every'
     """
     check_missing(missing)
-    check_count("trials", trials)
-    check_count("bootstrap", bootstrap)
+    check_count("trials", trials, MAX_RESAMPLES)
+    check_count("bootstrap", bootstrap, MAX_RESAMPLES)
     check_fraction("confidence", confidence)
     check_fraction("alpha", alpha)
 
@@ -137,8 +144,8 @@ def check_missing(missing: object) -> None:
         raise InvalidValueError(msg)
 
 
-def check_count(name: str, value: object) -> None:
-    """A count of trials or resamples: an integer >= 1.
+def check_count(name: str, value: object, most: int | None = None) -> None:
+    """A count (of trials, resamples, queries): an integer >= 1, and at most ``most``.
 
     Examples
     --------
@@ -149,6 +156,28 @@ def check_count(name: str, value: object) -> None:
     """
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
         msg = f"{name} must be an integer >= 1, got {value!r}"
+        raise InvalidValueError(msg)
+    if most is not None and value > most:
+        msg = (
+            f"{name} must be at most {most:,} (p-values to 1e-7), got {value:,}: every "
+            "resample's mean (and every Tukey trial's range) is kept in memory"
+        )
+        raise InvalidValueError(msg)
+
+
+def check_seed(seed: object) -> None:
+    """A seed of the random draws: an integer >= 0, as ``np.random.default_rng`` takes.
+
+    Examples
+    --------
+    >>> check_seed(2**64)  # numpy takes any size
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: seed must be an integer >= 0 (numpy's rule), got -1
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        msg = f"seed must be an integer >= 0 (numpy's rule), got {seed!r}"
         raise InvalidValueError(msg)
 
 

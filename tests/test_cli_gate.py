@@ -157,4 +157,4 @@ def test_no_shared_queries_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture
 
 def test_measures_required(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["gate", str(runs), "--baseline", "prod", "--candidate", "new", "--max-drop", "0"]
-    assert_one_line_error(*run(argv, capsys), "give the measures")
+    assert_one_line_error(*run(argv, capsys), "arguments are required: -m/--measure")

@@ -28,6 +28,7 @@ from polars_graded.stability import discriminative_power
 from polars_graded.statistics import (
     CORRECTIONS,
     DEFAULTS,
+    MAX_RESAMPLES,
     MISSING_POLICIES,
     Statistics,
     check_correction,
@@ -35,6 +36,7 @@ from polars_graded.statistics import (
     check_fraction,
     check_missing,
     check_options,
+    check_seed,
 )
 
 OPTIONS = tuple(field.name for field in dataclasses.fields(Statistics))
@@ -153,10 +155,12 @@ def test_checks(options: dict[str, Any], message: str) -> None:
 
 def test_checks_are_the_functions() -> None:
     """The dataclass says what the check functions say, in the same order."""
-    for bad in ({"missing": "x"}, {"bootstrap": 0}, {"confidence": 2}, {"correction": 1}):
+    bad_values = ({"missing": "x"}, {"bootstrap": 0}, {"confidence": 2}, {"correction": 1})
+    for bad in (*bad_values, {"seed": -1}, {"trials": MAX_RESAMPLES + 1}):
         values = {**DEFAULTS.keywords(), **bad}
         with pytest.raises(InvalidValueError) as expected:
             check_options(*(values[n] for n in OPTIONS[:5]))
+            check_seed(values["seed"])
             check_correction(values["correction"])
         with pytest.raises(InvalidValueError) as got:
             Statistics(**values)
@@ -164,4 +168,4 @@ def test_checks_are_the_functions() -> None:
     check_missing("zero")
     check_count("trials", 1)
     check_fraction("alpha", 0.5)
-    Statistics(seed=-1)  # the seed is numpy's to judge, as before
+    check_seed(0)

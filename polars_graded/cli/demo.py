@@ -16,6 +16,7 @@ import polars as pl
 from polars_graded import api, artificial
 from polars_graded.cli.common import Command, positive
 from polars_graded.cli.table import format_table
+from polars_graded.cli.values import seed_number
 
 DEMO_MEASURES: Final[dict[str, str]] = {
     "mu_ap": "µMAP",
@@ -39,7 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--runs", type=positive, default=50, help="test rankings per cell (default: 50)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument(
+        "--seed", type=seed_number, default=0, help="random seed, an integer >= 0 (default: 0)"
+    )
     parser.add_argument(
         "--distribution",
         choices=("uniform", "random"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 from typing import Final
 
@@ -18,19 +19,17 @@ import polars_graded
 from polars_graded.cli.common import (
     SYSTEM,
     Command,
-    CommandError,
     InputHelp,
     add_input_options,
     add_statistics_option,
     add_ties_option,
-    check_folder,
-    positive,
     reading,
     split_measures,
     statistics_arguments,
     systems_table,
     table_spec,
 )
+from polars_graded.cli.values import check_output_file, named_system, resample_count, seed_number
 from polars_graded.gate import GateResult, gate
 from polars_graded.statistics import DEFAULTS, MISSING_POLICIES
 
@@ -44,6 +43,7 @@ _INPUT: Final = InputHelp(
     measure="a measure the candidate must not lose; repeat or separate with commas (required)",
     by=f"the system column of TABLE (default: {SYSTEM}); --system is an alias",
     one_system=True,
+    measure_required=True,
 )
 
 
@@ -71,9 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_statistics_option(parser, "alpha", float, "level of the test", metavar="P")
     add_statistics_option(
-        parser, "bootstrap", positive, "bootstrap resamples for the lower bound", "--trials"
+        parser, "bootstrap", resample_count, "bootstrap resamples for the lower bound", "--trials"
     )
-    add_statistics_option(parser, "seed", int, "random seed")
+    add_statistics_option(parser, "seed", seed_number, "random seed, an integer >= 0")
     parser.add_argument(
         "--missing",
         choices=MISSING_POLICIES,
@@ -101,26 +101,29 @@ def run(args: argparse.Namespace) -> int:
     verdict: FAIL on ap: not shown that b loses less than 0 against a
     1
     """
-    if not args.measure:
-        msg = "give the measures the candidate must not lose with -m"
-        raise CommandError(msg)
     measures = split_measures(args.measure)
     if args.json is not None:
-        check_folder(Path(args.json).parent, "--json")
+        check_output_file(args.json, "--json")
     spec = table_spec(args, [args.by])
     with reading(args.table):
+        table = systems_table(args, spec)[0]
+        baseline, candidate = (
+            named_system(name, table, args.by, option)
+            for name, option in ((args.baseline, "--baseline"), (args.candidate, "--candidate"))
+        )
         result = gate(
-            systems_table(args, spec)[0],
+            table,
             measures,
-            baseline=args.baseline,
-            candidate=args.candidate,
+            baseline=baseline,
+            candidate=candidate,
             max_drop=args.max_drop,
             **statistics_arguments(args),
             **spec.options(),
         )
     print("\n".join(verdict_lines(result, args)))
     if args.json is not None:
-        Path(args.json).write_text(json.dumps(verdict_json(result, args), indent=2) + "\n")
+        text = json.dumps(strict_json(verdict_json(result, args)), indent=2, allow_nan=False)
+        Path(args.json).write_text(text + "\n")
     return 0 if result.passed else 1
 
 
@@ -180,6 +183,24 @@ def verdict_json(result: GateResult, args: argparse.Namespace) -> dict[str, obje
         },
         "version": polars_graded.__version__,
     }
+
+
+def strict_json(value: object) -> object:
+    """``value`` with every float that is not finite (NaN, +-inf) as ``None``: JSON has no
+    such numbers, and a strict parser refuses Python's ``NaN``.
+
+    Examples
+    --------
+    >>> strict_json({"p_value": float("nan"), "rows": [1.5, float("inf")]})
+    {'p_value': None, 'rows': [1.5, None]}
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: strict_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(item) for item in value]
+    return value
 
 
 COMMAND: Final = Command(

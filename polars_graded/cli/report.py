@@ -26,8 +26,11 @@ from polars_graded.cli.common import (
     systems_table,
     table_spec,
 )
+from polars_graded.cli.values import named_system, resample_count, seed_number
 from polars_graded.defaults import REPORT_MEASURES
+from polars_graded.errors import GradedError
 from polars_graded.report import build_report, require_extras
+from polars_graded.segments import join_segment_table
 from polars_graded.statistics import CORRECTIONS, DEFAULTS, MISSING_POLICIES
 
 _INPUT: Final = InputHelp(
@@ -134,9 +137,9 @@ def _add_section_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_statistics_options(parser: argparse.ArgumentParser) -> None:
     """The tests and intervals: trials, resamples, seed, missing queries, alpha, coverage."""
-    add_statistics_option(parser, "trials", positive, "randomization-test trials")
-    add_statistics_option(parser, "bootstrap", positive, "bootstrap resamples")
-    add_statistics_option(parser, "seed", int, "random seed")
+    add_statistics_option(parser, "trials", resample_count, "randomization-test trials")
+    add_statistics_option(parser, "bootstrap", resample_count, "bootstrap resamples")
+    add_statistics_option(parser, "seed", seed_number, "random seed, an integer >= 0")
     parser.add_argument(
         "--missing",
         choices=MISSING_POLICIES,
@@ -177,15 +180,16 @@ def run(args: argparse.Namespace) -> int:
     out = output_folder(args.out)
     spec = table_spec(args, [args.by])
     frame, source = systems_table(args, spec)
-    frame, segment = with_segments(frame, args, spec.query)
     differences = split_measures(args.differences) if args.differences else None
     with reading(args.table):
+        baseline = baseline_text(args.baseline, frame, args.by)
+        frame, segment = with_segments(frame, args, spec.query)
         files = build_report(
             frame,
             out,
             measures,
             **spec.options(),
-            baseline=args.baseline,
+            baseline=baseline,
             **statistics_arguments(args),
             title=args.title,
             differences="all" if differences == ["all"] else differences,
@@ -206,8 +210,10 @@ def with_segments(
     """The input with ``--segment-table`` joined on the query, and the segment columns
     (``--segment``, else every column of the segment table but the query).
 
-    A query the segment table lacks gets null segments (a segment of its own); a query it
-    lists twice is refused, as is a segment column the input already has.
+    A query the segment table lacks gets null segments (a segment of its own) and a
+    warning; a table that matches no query, a query it lists twice, a segment column the
+    input already has, and ids or segments of the wrong type
+    (:func:`~polars_graded.segments.join_segment_table`) are refused.
 
     Examples
     --------
@@ -216,9 +222,15 @@ def with_segments(
     >>> _ = path.write_text("query,age\\n301,old\\n601,new\\n")
     >>> args = build_parser().parse_args(["report", "t.csv", "--segment-table", str(path)])
     >>> runs = pl.DataFrame({"query": ["301", "601", "602"], "item": ["d"] * 3})
-    >>> joined, segment = with_segments(runs, args, "query")
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     joined, segment = with_segments(runs, args, "query")
     >>> segment, joined.lazy().collect()["age"].to_list()
     (['age'], ['old', 'new', None])
+    >>> print(caught[0].message)
+    the segment table has no row for 1 of the input's 3 queries (e.g. query '602'): their \
+segment is null, shown as (null)
     """
     named = [c.strip() for value in args.segment or () for c in value.split(",") if c.strip()]
     if args.segment_table is None:
@@ -240,10 +252,28 @@ def with_segments(
     if not twice.is_empty():
         msg = f"--segment-table {path}: query {twice[query][0]!r} is listed twice"
         raise CommandError(msg)
-    dtype = frame.lazy().collect_schema()[query]
-    table = table.select(pl.col(query).cast(dtype), *segment)
-    joined = frame.lazy().join(table.lazy(), on=query, how="left", maintain_order="left")
+    try:
+        joined = join_segment_table(frame, table, segment, query=query)
+    except GradedError as error:  # said of the file the user named
+        raise CommandError(f"--segment-table {path}: {error}") from error
     return joined, segment
+
+
+def baseline_text(text: str | None, frame: pl.LazyFrame | pl.DataFrame, by: str) -> str | None:
+    """``--baseline`` as the report names systems, as text: parsed to the system column's
+    type first (``1`` and ``1.0`` name the same system of a Float64 column), and checked
+    to be a system before any work.
+
+    Examples
+    --------
+    >>> baseline_text("1", pl.DataFrame({"system": [1.0, 2.0]}), "system")
+    '1.0'
+    """
+    if text is None:
+        return None
+    value = named_system(text, frame, by, "--baseline")
+    dtype = frame.lazy().collect_schema().get(by)
+    return str(pl.Series([value], dtype=dtype).cast(pl.String).item()) if dtype else text
 
 
 def output_folder(text: str) -> Path:
