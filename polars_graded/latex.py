@@ -16,6 +16,7 @@ import polars as pl
 
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.statistics import DEFAULTS, check_fraction
+from polars_graded.validate import check_frame
 
 Marks = Literal["triangles", "daggers"]
 """How :func:`means_latex` marks a significant difference from the baseline."""
@@ -36,14 +37,19 @@ _SPECIALS = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # Not special, but the default OT1 encoding prints them as ¡, ¿ and an em dash.
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 _ESCAPES = str.maketrans(_SPECIALS)
 _MISSING = "--"
 
 
 def escape(text: str) -> str:
-    r"""``text`` with LaTeX's special characters escaped (``& % $ # _ { } ~ ^ \``) and its
-    line breaks made spaces (a blank line would end a table row's paragraph).
+    r"""``text`` with LaTeX's special characters escaped (``& % $ # _ { } ~ ^ \``, and
+    ``< > |``, which the default font encoding misprints) and its line breaks made spaces
+    (a blank line would end a table row's paragraph, a line break a ``%`` comment).
 
     Examples
     --------
@@ -99,6 +105,7 @@ def to_latex(
     \end{tabular}
     <BLANKLINE>
     """
+    check_frame(frame, "to_latex")
     if decimals < 0:
         msg = f"decimals must be 0 or more, got {decimals}"
         raise InvalidValueError(msg)
@@ -181,6 +188,7 @@ def means_latex(
     \smallskip{\footnotesize $^\blacktriangle$\,/\,$^\blacktriangledown$: ... of each measure.\par}
     <BLANKLINE>
     """
+    check_frame(comparison, "means_latex")
     _check_comparison(comparison, by, marks, alpha)
     baseline = _baseline(comparison, by)
     names = _measures(comparison, measures)

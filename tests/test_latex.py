@@ -20,6 +20,9 @@ UNESCAPE = {
     r"\textbackslash{}": "\\",
     r"\textasciitilde{}": "~",
     r"\textasciicircum{}": "^",
+    r"\textless{}": "<",
+    r"\textgreater{}": ">",
+    r"\textbar{}": "|",
     **{f"\\{c}": c for c in "&%$#_{}"},
 }
 
@@ -67,9 +70,12 @@ def test_to_latex_escapes_every_special_character(texts: list[str]) -> None:
     assert [unescape(r[0]) for r in rows] == [" ".join(t.splitlines()) for t in texts]
     for row in rows:  # nothing special is left bare
         bare = re.sub(
-            r"\\(textbackslash|textasciitilde|textasciicircum)\{\}|\\[&%$#_{}]", "", row[0]
+            r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater|textbar)\{\}"
+            r"|\\[&%$#_{}]",
+            "",
+            row[0],
         )
-        assert not set(bare) & set("&%$#_{}~^\\"), row[0]
+        assert not set(bare) & set("&%$#_{}~^\\<>|"), row[0]
 
 
 def test_to_latex_numbers_nulls_and_structure() -> None:

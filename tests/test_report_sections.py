@@ -48,7 +48,7 @@ def test_a_section_renders_in_both_and_in_page_order(
 
     lines = markdown.splitlines()
     assert lines.index("## An extra section") < lines.index("## Tied scores")
-    assert "A paragraph <with> markup." in lines
+    assert "A paragraph &lt;with> markup." in lines  # shown as written, not parsed as HTML
     assert "| a | 1,200 | 0.5000 |" in lines and "| b | 3 | 1.0e-05 |" in lines
     assert "*Figure (report.html): The figure's caption.*" in lines
 

@@ -80,7 +80,7 @@ def test_html_shows_every_mean_with_its_marker(built: Report) -> None:
         system = by_col["system"].removesuffix(" (baseline)")
         for measure in MEASURES:
             row = expected[lang, system, measure]
-            assert by_col[measure] == f"{row['mean']:.4f}{sign_of(row)}"
+            assert by_col[measure] == f"{row['mean']:.4f} {sign_of(row)}".rstrip()
             seen += 1
         assert by_col["queries"] == str(len(LANGS[lang]))
         untested = "fewer than 10 queries: not tested"
@@ -118,7 +118,7 @@ def test_markdown_mirrors_the_section(built: Report) -> None:
     assert text.index("## Segments") < text.index("## Tied scores")
     assert "| lang | system | queries | ap | ndcg@3 | note |" in text
     row = built.segments.filter(lang="de", system="b", measure="ap").row(0, named=True)
-    assert f"{row['mean']:.4f}▼" in text
+    assert f"{row['mean']:.4f} ▼" in text
     assert "| fr | a (baseline) | 4 |" in text
     assert "fewer than 10 queries: not tested |" in text
     assert "b is better than a on ap over all queries" in text

@@ -24,8 +24,10 @@ description), :mod:`~polars_graded.report.ties` (tied scores),
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Sequence
@@ -42,6 +44,7 @@ from polars_graded.report.inputs import run_names, trec_table
 from polars_graded.report.latex import LATEX_FILE, to_latex_report
 from polars_graded.report.markdown import to_markdown
 from polars_graded.report.ties import count_ties, tie_effects
+from polars_graded.validate import check_frame
 
 __all__ = [
     "FILES",
@@ -160,6 +163,7 @@ def build_report(
     """
     if system is not None:  # warned here, so that the warning names the caller's line
         options["by"] = by_column(options.get("by", "system"), system)  # type: ignore[arg-type]
+    check_frame(table, "build_report")
     built = compute_report(table, measures, **options)  # type: ignore[arg-type]
     # latex= only when asked: write_report's callers (and stand-ins) take (report, out_dir).
     return write_report(built, out_dir, latex=True) if latex else write_report(built, out_dir)
@@ -179,7 +183,9 @@ def write_report(
     The files are rendered in memory first, written into a temporary folder beside
     ``out_dir``, then moved into place (the folder at once when it is new, else file by
     file): a report that fails leaves no folder and no half-written file behind, and an
-    existing ``out_dir`` keeps its other files.
+    existing ``out_dir`` keeps its other files. A report replaces all of an earlier
+    report's outputs: without ``latex`` it removes the ``report.tex`` an earlier report
+    wrote there (one whose first line names polars_graded; any other is left).
 
     Examples
     --------
@@ -194,6 +200,8 @@ def write_report(
     if folder.exists() and not folder.is_dir():
         msg = f"the report's output {os.fspath(folder)!r} is a file; give a folder"
         raise InvalidValueError(msg)
+    if latex:  # the page's footer and the Markdown name report.tex too
+        report = dataclasses.replace(report, outputs=(*FILES, LATEX_FILE))
     parquet = io.BytesIO()
     report.per_query.write_parquet(parquet)
     contents = {
@@ -226,7 +234,35 @@ def _move_into_place(folder: Path, contents: dict[str, bytes]) -> None:
         if folder.is_dir():
             for name in contents:
                 os.replace(staging / name, folder / name)
+            if LATEX_FILE not in contents:
+                _remove_earlier_latex(folder / LATEX_FILE)
         else:
             os.replace(staging, folder)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+_SIGNED_LINES = 8
+"""The lines of a ``report.tex`` read for a report's signature (before titles were
+escaped, each line break in one took a line more)."""
+
+
+def _remove_earlier_latex(path: Path) -> None:
+    """Remove ``report.tex`` if an earlier report wrote it: beside a new report it would
+    show the old numbers. A report's ``report.tex`` opens with its comments (``% <title>:
+    polars_graded report.tex``, ``% polars_graded 0.1.0, Polars 1.0, Python 3.12; <date>``);
+    a file of that name without them is the user's, and stays."""
+    try:
+        with path.open("rb") as file:
+            head = [file.readline(4096).rstrip(b"\r\n") for _ in range(_SIGNED_LINES)]
+    except OSError:  # none, or not a file the report could have written: nothing to remove
+        return
+    if any(_SIGNATURE.fullmatch(line) for line in head):
+        path.unlink(missing_ok=True)
+
+
+_SIGNATURE = re.compile(
+    rb"% .*: polars_graded " + re.escape(LATEX_FILE.encode())
+    + rb"|% polars_graded \S+, Polars \S+, Python \S+; .*"
+)  # fmt: skip
+"""A line of the comments that open a report's ``report.tex``."""

@@ -5,6 +5,10 @@ and no global state): bar charts of each measure with confidence intervals, MAP 
 relevance threshold beside µMAP per system (the left half of the paper's Fig. 6), MAP as a
 step function of the threshold when the labels have too many values for a line each, and the
 sorted per-query differences of each system from the baseline.
+
+Names are drawn as written: never as mathtext (``$k1=0.9$``) or TeX, whatever the user's
+matplotlib settings, and long ones shortened as the tables show them
+(:func:`~polars_graded.report.names.short_names`).
 """
 
 from __future__ import annotations
@@ -12,11 +16,12 @@ from __future__ import annotations
 import base64
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
+from polars_graded.report.names import short_names
 from polars_graded.report.text import BETTER, WORSE
 
 BETTER_COLOUR = "#0072B2"  # Okabe-Ito blue: significantly better than the baseline
@@ -28,6 +33,9 @@ DPI = 144
 PANEL_COLUMNS = 4
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 """The first bytes of every PNG file."""
+LITERAL: dict[str, Any] = {"parse_math": False, "usetex": False}
+"""The text properties of every label that holds a name: drawn as written, for a ``$``
+would start mathtext (``$\\undefinedcmd$`` fails to draw, ``$k1=0.9$`` is set as math)."""
 
 
 def data_uri(png: bytes) -> str:
@@ -48,9 +56,20 @@ def _figure(width: float, height: float) -> Any:
 
 
 def _png(figure: Any) -> bytes:
+    """The figure as PNG bytes, cropped to what it draws: the constrained layout can leave
+    a tick label a few pixels outside (a heat map's, whose cells are square)."""
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI, facecolor="white")
+    figure.savefig(
+        buffer, format="png", dpi=DPI, facecolor="white", bbox_inches="tight", pad_inches=0.05
+    )
     return buffer.getvalue()
+
+
+def _literal_legend(axes: Any) -> None:
+    """The axes' legend, its names drawn as written (:data:`LITERAL`)."""
+    legend = axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    for text in legend.get_texts():
+        text.set(**LITERAL)
 
 
 def _colour(row: dict[str, Any], baseline: str) -> str:
@@ -86,7 +105,7 @@ def measure_bars(
     True
     """
     rows = {r["system"]: r for r in comparison.filter(pl.col("measure") == measure).to_dicts()}
-    shown = [rows[s] for s in order]
+    shown, names = [rows[s] for s in order], short_names(order)
     figure = _figure(5.6, 0.8 + 0.24 * len(shown))
     axes = figure.add_subplot()
     means = [r["mean"] for r in shown]
@@ -99,23 +118,26 @@ def measure_bars(
         error_kw={"elinewidth": 0.9, "capsize": 2, "ecolor": "#222222"},
     )
     axes.axvline(shown[0]["mean"], color=BASELINE_COLOUR, linestyle="--", linewidth=0.8)
-    axes.set_yticks(range(len(shown)), [_label(r, order[0]) for r in shown], fontsize=8)
+    labels = [_label(r, order[0], names) for r in shown]
+    axes.set_yticks(range(len(shown)), labels, fontsize=8, **LITERAL)
     axes.invert_yaxis()
     axes.set_xlim(0, max(1e-9, *(r["ci_high"] for r in shown)) * 1.05)
-    axes.set_xlabel(f"mean {measure} ({confidence:.0%} CI)", fontsize=9)
-    axes.set_title(measure, fontsize=10, loc="left")
+    axes.set_xlabel(f"mean {measure} ({confidence:.0%} CI)", fontsize=9, **LITERAL)
+    axes.set_title(measure, fontsize=10, loc="left", **LITERAL)
     axes.tick_params(axis="x", labelsize=8)
     axes.grid(axis="x", color="#e5e5e5")
     axes.set_axisbelow(True)
     return _png(figure)
 
 
-def _label(row: dict[str, Any], baseline: str) -> str:
+def _label(row: dict[str, Any], baseline: str, names: Mapping[str, str]) -> str:
+    """A system's name as shown, with ``(baseline)`` or its mark."""
+    name = names[row["system"]]
     if row["system"] == baseline:
-        return f"{row['system']} (baseline)"
+        return f"{name} (baseline)"
     if row["significant"]:
-        return f"{row['system']} {BETTER if row['diff'] > 0 else WORSE}"
-    return str(row["system"])
+        return f"{name} {BETTER if row['diff'] > 0 else WORSE}"
+    return name
 
 
 def threshold_lines(table: pl.DataFrame, order: Sequence[str]) -> bytes:
@@ -148,9 +170,10 @@ def threshold_lines(table: pl.DataFrame, order: Sequence[str]) -> bytes:
         axes.plot(
             x, table[column], style, color=colour, markersize=5, linewidth=width, label=column
         )
-    crowded = sum(len(name) for name in order) > 80  # characters the x axis holds level
+    labels = list(short_names(order).values())
+    crowded = sum(len(name) for name in labels) > 80  # characters the x axis holds level
     axes.set_xticks(
-        x, list(order), rotation=35 if crowded else 0, ha="right" if crowded else "center"
+        x, labels, rotation=35 if crowded else 0, ha="right" if crowded else "center", **LITERAL
     )
     axes.tick_params(axis="x", labelsize=8)
     axes.set_ylabel("mean over queries", fontsize=9)
@@ -158,7 +181,7 @@ def threshold_lines(table: pl.DataFrame, order: Sequence[str]) -> bytes:
     axes.set_ylim(0, min(1.02, max(0.05, top * 1.12)))
     axes.tick_params(axis="y", labelsize=8)
     axes.grid(axis="y", color="#e5e5e5")
-    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    _literal_legend(axes)
     return _png(figure)
 
 
@@ -184,18 +207,19 @@ def threshold_curves(thresholds: pl.DataFrame, order: Sequence[str]) -> bytes:
     """
     figure = _figure(11.0, 4.6)
     axes = figure.add_subplot()
+    names = short_names(order)
     for name, colour in zip(order, _palette(len(order)), strict=True):
         mine = thresholds.filter(pl.col("system") == name).sort("threshold")
         if mine.height:
             x = [0.0, *mine["threshold"].to_list()]
             y = [mine["map"][0], *mine["map"].to_list()]
-            axes.step(x, y, where="pre", color=colour, linewidth=1.2, label=name)
+            axes.step(x, y, where="pre", color=colour, linewidth=1.2, label=names[name])
     axes.set_xlabel("relevance threshold t (relevant: label ≥ t)", fontsize=9)
     axes.set_ylabel("MAP", fontsize=9)
     axes.set_ylim(0, 1.02)
     axes.tick_params(labelsize=8)
     axes.grid(color="#e5e5e5")
-    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    _literal_legend(axes)
     return _png(figure)
 
 
@@ -245,26 +269,26 @@ def differences(
     figure = _figure(min(11.0, 1.0 + 2.6 * columns), 0.5 + 2.0 * rows)
     panels = figure.subplots(rows, columns, sharey=True, squeeze=False)
     rows_of = comparison.filter(pl.col("measure") == measure).to_dicts()
-    marks = {r["system"]: r for r in rows_of}
+    marks, names = {r["system"]: r for r in rows_of}, short_names(order)
     for axes, name in zip(panels.flat, others, strict=False):
         values = paired.filter(pl.col("system") == name)["diff"].sort(descending=True)
-        _difference_panel(axes, values, marks[name], order[0])
+        _difference_panel(axes, values, _label(marks[name], order[0], names))
     for axes in list(panels.flat)[len(others) :]:
         axes.set_visible(False)
-    figure.supylabel(f"{measure}: system − {order[0]}", fontsize=9)
+    figure.supylabel(f"{measure}: system − {names[order[0]]}", fontsize=9, **LITERAL)
     figure.supxlabel("queries, sorted by difference", fontsize=9)
     return _png(figure)
 
 
-def _difference_panel(axes: Any, values: pl.Series, row: dict[str, Any], baseline: str) -> None:
+def _difference_panel(axes: Any, values: pl.Series, label: str) -> None:
     colours = [BETTER_COLOUR if v > 0 else WORSE_COLOUR for v in values]
     axes.bar(range(values.len()), values.to_list(), width=1.0, color=colours)
     axes.axhline(0, color="#222222", linewidth=0.6)
     better, worse = int((values > 0).sum()), int((values < 0).sum())
     axes.set_title(
-        f"{_label(row, baseline)}\n{better} better, {worse} worse, "
-        f"{values.len() - better - worse} tied",
+        f"{label}\n{better} better, {worse} worse, {values.len() - better - worse} tied",
         fontsize=8,
+        **LITERAL,
     )
     axes.set_xticks([])
     axes.tick_params(axis="y", labelsize=7)
@@ -313,8 +337,9 @@ def tau_heatmap(correlations: pl.DataFrame, variants: Sequence[str], value: str 
         text = "–" if np.isnan(v) else f"{v:.2f}"
         colour = "white" if abs(v) > 0.6 else "#222222"  # NaN compares False: dark text
         axes.text(j, i, text, ha="center", va="center", fontsize=font, color=colour)
-    axes.set_xticks(range(size), list(variants), rotation=45, ha="right", fontsize=font + 1)
-    axes.set_yticks(range(size), list(variants), fontsize=font + 1)
+    labels = list(short_names(variants).values())
+    axes.set_xticks(range(size), labels, rotation=45, ha="right", fontsize=font + 1, **LITERAL)
+    axes.set_yticks(range(size), labels, fontsize=font + 1, **LITERAL)
     axes.tick_params(length=0)
     bar = figure.colorbar(image, ax=axes, shrink=0.7)
     bar.set_label("Kendall's τ" if value == "tau" else value, fontsize=9)

@@ -22,6 +22,7 @@ from polars_graded.report.sections import BLOCK_STEPS
 from polars_graded.report.ties import tie_effects
 from polars_graded.segments import MIN_QUERIES
 from polars_graded.statistics import DEFAULTS, Correction, MissingPolicy, Statistics
+from polars_graded.validate import check_frame
 
 EXTRAS = ("matplotlib", "scipy")
 """The packages a report needs beyond the library's own."""
@@ -189,6 +190,7 @@ def compute_report(
     ['| system | queries | ap |', '| --- | --: | --: |',
      '| a (baseline) | 2 | 0.5000 |', '| b | 2 | 1.0000 |']
     """
+    check_frame(table, "compute_report")
     require_extras()
     spec = report_spec(columns, system)
     lf = table.lazy()
@@ -203,6 +205,7 @@ def compute_report(
         # After the baseline and the measures: the comparison checked them first.
         statistics=Statistics(missing, trials, bootstrap, confidence, alpha, seed, correction),
         ties=spec.ties,
+        compat=spec.compat,
         all_pairs=all_pairs,
         segment=(segment,) if isinstance(segment, str) else tuple(segment),
         min_queries=min_queries,

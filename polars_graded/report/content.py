@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 import polars_graded
-from polars_graded.options import Ties
+from polars_graded.options import DEFAULT_COMPAT, Compat, Ties
 from polars_graded.segments import MIN_QUERIES
 from polars_graded.statistics import DEFAULTS, Statistics
 
@@ -38,6 +38,7 @@ class Settings:
     title: str = "Evaluation report"
     differences: tuple[str, ...] = ()
     ties: Ties = field(default_factory=Ties)
+    compat: Compat = DEFAULT_COMPAT
     all_pairs: bool = False
     segment: tuple[str, ...] = ()
     min_queries: int = MIN_QUERIES
@@ -95,6 +96,9 @@ class Report:
     counted as not relevant, as relevant, and removed; ``stability``: Kendall's tau and
     tau_AP between the orders of systems under each variant; ``power``: discriminative
     power per measure. ``system`` and ``query`` name the key columns of ``per_query``.
+    ``outputs``: the files the report is written to, which the page's footer and the
+    Markdown's last line name (:data:`FILES`, and ``report.tex`` when
+    :func:`~polars_graded.report.write_report` writes it).
 
     Examples
     --------
@@ -122,3 +126,4 @@ class Report:
     source: str = ""
     created: str = field(default_factory=_now)
     versions: str = field(default_factory=_versions)
+    outputs: tuple[str, ...] = FILES

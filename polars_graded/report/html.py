@@ -1,10 +1,16 @@
 """A report as one self-contained HTML page (``report.html``): figures embedded as PNG data
-URIs, the CSS inline, no script and no link out."""
+URIs, the CSS inline, no script and no link out.
+
+Every text is escaped. A long name is shortened in the tables
+(:func:`~polars_graded.report.names.short_names`) with the full name on hover (``title``)
+and in the section "Data"; a table too wide for the page wraps its text cells, else
+scrolls in its own box."""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 
 import polars as pl
 
@@ -18,7 +24,8 @@ from polars_graded.report.charts import (
     threshold_lines,
 )
 from polars_graded.report.compute import paired_differences
-from polars_graded.report.content import FILES, Report
+from polars_graded.report.content import Report
+from polars_graded.report.names import full_text, short_names
 from polars_graded.report.sections import block_sections
 from polars_graded.report.text import (
     BETTER,
@@ -44,6 +51,7 @@ body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans
  color:#1d1d1f;margin:0;background:#f3f3f3}
 main{max-width:1180px;margin:0 auto;padding:24px 32px 48px;background:#fff}
 h1{font-size:26px;margin:0 0 4px}
+h1,p,li,dd,figcaption{overflow-wrap:anywhere}
 h2{font-size:20px;margin:36px 0 10px;border-bottom:1px solid #ddd;padding-bottom:4px}
 .meta,.legend,figcaption,footer{color:#555;font-size:13px}
 nav a{margin-right:14px;font-size:14px}
@@ -58,6 +66,9 @@ tbody tr.baseline{background:#eaf1f8}
 .tag{font-size:11px;font-weight:normal;color:#fff;background:#555;border-radius:3px;
  padding:0 4px;margin-left:6px}
 .wide{overflow-x:auto}
+thead th,tr.head th,table.block th,table.block td:not(.num){white-space:normal}
+th.full{white-space:pre-line;overflow-wrap:anywhere;min-width:16em}
+.nw{white-space:nowrap}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:12px}
 figure{margin:8px 0}
 figure img{max-width:100%;height:auto;border:1px solid #eee}
@@ -85,14 +96,16 @@ TEST_COLUMNS = {
     "diff_ci_high": "diff high",
     "t_stat": "t",
     "p_ttest": "p t-test",
-    "p_ttest_holm": "Holm",
+    "p_ttest_holm": "p t-test Holm",
     "p_randomization": "p rand.",
-    "p_randomization_holm": "Holm",
+    "p_randomization_holm": "p rand. Holm",
 }
 """The columns of :func:`~polars_graded.compare.compare` the tests table shows, and their
 headers."""
 
 Head = Sequence[tuple[str, bool]]
+_INTERVAL = re.compile(r"(\S+) (\[[^\[\]]*\])")
+"""A text cell ``value [low, high]`` (the bounds of the section "Incomplete judgments")."""
 
 
 def to_html(report: Report) -> str:
@@ -113,14 +126,15 @@ def to_html(report: Report) -> str:
     nav = "".join(f'<a href="#{key}">{esc(text)}</a>' for key, text in titles)
     meta = f"Created {report.created} with {report.versions}. {report.source}".strip()
     sections = [section(report) for section in _SECTION_HTML]
-    sections[_BLOCKS_AT:_BLOCKS_AT] = [_block_section(b) for b in blocks]
+    names = short_names(report.order)
+    sections[_BLOCKS_AT:_BLOCKS_AT] = [_block_section(b, names) for b in blocks]
     body = [
         f"<h1>{esc(s.title)}</h1>",
         f'<p class="meta">{esc(meta)}</p>',
         f"<nav>{nav}</nav>",
         *sections,
         f"<footer><p>polars_graded {esc(polars_graded.__version__)} · "
-        f"{' · '.join(FILES)}</p></footer>",
+        f"{esc(' · '.join(report.outputs))}</p></footer>",
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
@@ -139,12 +153,13 @@ def _section(key: str, *parts: str, title: str | None = None) -> str:
     return "\n".join([head, *parts, "</section>"])
 
 
-def _block_section(section: Section) -> str:
-    """A :class:`~polars_graded.report.blocks.Section`: paragraphs, tables and figures."""
+def _block_section(section: Section, names: Mapping[str, str]) -> str:
+    """A :class:`~polars_graded.report.blocks.Section`: paragraphs, tables and figures;
+    ``names``: the systems' full and shown names (the hover text of a shortened one)."""
     parts = []
     for part in section.parts:
         if isinstance(part, Table):
-            parts.append(_block_table(part))
+            parts.append(_block_table(part, names))
             parts += [_legend(part.caption)] if part.caption else []
         elif isinstance(part, Figure):
             parts.append(_figure(part.png, part.alt, part.caption))
@@ -164,7 +179,15 @@ def _table(table_id: str, head: Head, rows: Sequence[str], css: str = "") -> str
 
 
 def _head_cells(head: Head) -> str:
-    return "".join(f"<th{' class=num' * n}>{html.escape(t)}</th>" for t, n in head)
+    """The header cells (:func:`_head_text`)."""
+    return "".join(f"<th{' class=num' * n}>{_head_text(t)}</th>" for t, n in head)
+
+
+def _head_text(title: str) -> str:
+    """A header that wraps (when its table is too wide) between words and after an
+    underscore (p_randomization_adjusted), never inside a hyphenated word (t-test)."""
+    words = (html.escape(word).replace("_", "_<wbr>") for word in title.split(" "))
+    return " ".join(f'<span class="nw">{w}</span>' if "-" in w else w for w in words)
 
 
 def _td(column: str, value: object, extra: str = "", text: str | None = None, css: str = "") -> str:
@@ -178,8 +201,21 @@ def _td(column: str, value: object, extra: str = "", text: str | None = None, cs
     )
 
 
-def _text_td(column: str, value: object) -> str:
-    return f'<td data-col="{html.escape(column)}">{html.escape(cell_text(column, value))}</td>'
+def _text_td(column: str, value: object, names: Mapping[str, str]) -> str:
+    """A text cell, its names in full on hover; ``value [low, high]`` breaks (when the
+    table is too wide for the page) before the interval only."""
+    text = cell_text(column, value)
+    shown = html.escape(text)
+    if interval := _INTERVAL.fullmatch(text):
+        value_text, bounds = (html.escape(part) for part in interval.groups())
+        shown = f'{value_text} <span class="nw">{bounds}</span>'
+    return f'<td data-col="{html.escape(column)}"{_hover(text, names)}>{shown}</td>'
+
+
+def _hover(text: str, names: Mapping[str, str]) -> str:
+    """A ``title`` attribute with ``text``'s shortened names in full, if it holds any."""
+    full = full_text(text, names)
+    return "" if full is None else f' title="{html.escape(full)}"'
 
 
 def _mark(row: dict[str, object]) -> str:
@@ -188,40 +224,47 @@ def _mark(row: dict[str, object]) -> str:
     return f'<span class="mark{kind}">{sign}</span>'
 
 
-def _tr(name: str, baseline: str, cells: str, extra: str = "") -> str:
-    base = name == baseline
+def _tr(name: str, report: Report, cells: str, extra: str = "", *, full: bool = False) -> str:
+    """A system's row: its name as the tables show it, in full on hover, or with ``full``
+    in full (wrapped)."""
+    base = name == report.settings.baseline
     tag = '<span class="tag">baseline</span>' if base else ""
     css = ' class="baseline"' if base else ""
+    shown = name if full else short_names(report.order).get(name, name)
+    hover = f' title="{html.escape(name)}"' if shown != name else ""
+    head = ' class="full"' if full else hover
     return (
         f'<tr data-system="{html.escape(name)}"{extra}{css}>'
-        f'<th scope="row">{html.escape(name)}{tag}</th>{cells}</tr>'
+        f'<th scope="row"{head}>{html.escape(shown)}{tag}</th>{cells}</tr>'
     )
 
 
-def _frame_rows(frame: pl.DataFrame, baseline: str) -> list[str]:
+def _frame_rows(frame: pl.DataFrame, report: Report, *, full: bool = False) -> list[str]:
     """A row per system of ``frame`` (its first column), a cell per other column."""
     return [
-        _tr(str(row[0]), baseline, "".join(
-            _td(c, v) for c, v in zip(frame.columns[1:], row[1:], strict=True)))
+        _tr(str(row[0]), report, "".join(
+            _td(c, v) for c, v in zip(frame.columns[1:], row[1:], strict=True)), full=full)
         for row in frame.iter_rows()
     ]  # fmt: skip
 
 
-def _block_table(part: Table) -> str:
+def _block_table(part: Table, names: Mapping[str, str]) -> str:
     """A block's table: the first column heads each row (its text in ``data-row``); text
-    cells are left-aligned, numbers right-aligned with their exact value."""
+    cells are left-aligned (a shortened name in full on hover), numbers right-aligned with
+    their exact value."""
     frame = part.frame
     numeric = [frame.schema[c].is_numeric() for c in frame.columns]
     rows = []
     for row in frame.iter_rows():
         cells = "".join(
-            _td(c, v) if n else _text_td(c, v)
+            _td(c, v) if n else _text_td(c, v, names)
             for c, v, n in zip(frame.columns[1:], row[1:], numeric[1:], strict=True)
         )
-        label = html.escape(cell_text(frame.columns[0], row[0]))
-        rows.append(f'<tr data-row="{label}"><th scope="row">{label}</th>{cells}</tr>')
+        text = cell_text(frame.columns[0], row[0])
+        label, hover = html.escape(text), _hover(text, names)
+        rows.append(f'<tr data-row="{label}"><th scope="row"{hover}>{label}</th>{cells}</tr>')
     head = list(zip(frame.columns, numeric, strict=True))
-    return _table(part.id, head, rows, "compact")
+    return _table(part.id, head, rows, "compact block")
 
 
 def _figure(png: bytes, alt: str, caption: str = "") -> str:
@@ -241,7 +284,7 @@ def _summary(report: Report) -> str:
     rows, counts = comparison_rows(report), query_counts(report)
     head = [("system", False), ("queries", True), *((m, True) for m in s.measures)]
     body = [
-        _tr(name, s.baseline, _td("n_queries", counts[name]) + "".join(
+        _tr(name, report, _td("n_queries", counts[name]) + "".join(
             _td(m, rows[name, m]["mean"], _mark(rows[name, m])) for m in s.measures))
         for name in report.order
     ]  # fmt: skip
@@ -280,7 +323,7 @@ def _thresholds(report: Report) -> str:
         curves = threshold_curves(report.thresholds.rename({report.system: "system"}), report.order)
         figures.append(_figure(curves, "MAP at every threshold", "MAP at every threshold."))
     head = [(c, frame.schema[c].is_numeric()) for c in frame.columns]
-    table = _table("threshold-table", head, _frame_rows(frame, report.settings.baseline))
+    table = _table("threshold-table", head, _frame_rows(frame, report))
     legends = [_legend(line) for line in threshold_notes(report)]
     return _section("thresholds", *figures, table, *legends)
 
@@ -306,7 +349,7 @@ def _tests(report: Report) -> str:
     for m in s.measures:
         body.append(f'<tr class="group"><th colspan="{len(head)}">{html.escape(m)}</th></tr>')
         body += [
-            _tr(name, s.baseline, "".join(_td(c, rows[name, m][c]) for c in TEST_COLUMNS)
+            _tr(name, report, "".join(_td(c, rows[name, m][c]) for c in TEST_COLUMNS)
                 + f"<td>{_mark(rows[name, m])}</td>", f' data-measure="{html.escape(m)}"')
             for name in report.order
         ]  # fmt: skip
@@ -356,7 +399,7 @@ def _tie_block(report: Report, first: int, last: int) -> str:
                     css="start" if key == rule else "")
                 for key, label, show in parts
             )  # fmt: skip
-        rows.append(_tr(name, report.settings.baseline, cells))
+        rows.append(_tr(name, report, cells))
     return "<tbody>\n" + "\n".join(rows) + "\n</tbody>"
 
 
@@ -366,7 +409,7 @@ def _data(report: Report) -> str:
         report.description.per_system, on="system", how="left", maintain_order="left"
     )
     head = [(c.replace("_", " "), frame.schema[c].is_numeric()) for c in frame.columns]
-    table = _table("systems-table", head, _frame_rows(frame, report.settings.baseline))
+    table = _table("systems-table", head, _frame_rows(frame, report, full=True))
     return _section("data", f"<ul>{items}</ul>", table)
 
 

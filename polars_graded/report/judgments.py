@@ -19,6 +19,7 @@ from polars_graded.judgment_bounds import (
 from polars_graded.options import TableSpec
 from polars_graded.report.blocks import Section, Table
 from polars_graded.report.content import Report
+from polars_graded.report.names import with_short_names
 from polars_graded.report.text import fmt
 
 KEY = "judgments"
@@ -87,10 +88,9 @@ def judgments_section(report: Report) -> Section | None:
         f"judged@{JUDGED_AT} is the mean share of the top {JUDGED_AT} retrieved rows that "
         "are judged."
     )
-    means = Table(
-        "judgment-bounds", _means_table(bounds, report.order), "Means within their bounds"
-    )
-    return Section(KEY, TITLE, (intro, means, *_flip_parts(bounds)))
+    shown = with_short_names(_means_table(bounds, report.order), report.order, "system")
+    means = Table("judgment-bounds", shown, "Means within their bounds")
+    return Section(KEY, TITLE, (intro, means, *_flip_parts(bounds, report.order)))
 
 
 def _label(report: Report) -> str:
@@ -122,9 +122,10 @@ def _means_table(bounds: pl.DataFrame, order: tuple[str, ...]) -> pl.DataFrame:
     )
 
 
-def _flip_parts(bounds: pl.DataFrame) -> tuple[str | Table, ...]:
+def _flip_parts(bounds: pl.DataFrame, order: tuple[str, ...]) -> tuple[str | Table, ...]:
     """A sentence on the pairs whose order could flip, per measure, and the closest of
-    them (at most :data:`MAX_FLIPS` per measure)."""
+    them (at most :data:`MAX_FLIPS` per measure; the systems of ``order`` named as the
+    tables show them)."""
     flips = order_flips(bounds)
     if flips.is_empty():
         return (
@@ -145,7 +146,8 @@ def _flip_parts(bounds: pl.DataFrame) -> tuple[str | Table, ...]:
             f" Listed: the {MAX_FLIPS} closest pairs of each measure; "
             "order_flips(report.judgments) gives all."
         )
-    return note, Table("judgment-flips", shown_flips(flips), "Pairs whose order could flip")
+    shown = with_short_names(shown_flips(flips), order, "higher", "lower")
+    return note, Table("judgment-flips", shown, "Pairs whose order could flip")
 
 
 def shown_flips(flips: pl.DataFrame) -> pl.DataFrame:

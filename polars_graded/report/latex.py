@@ -1,7 +1,9 @@
 r"""A report's tables for a paper (``report.tex``): the means with the best in bold and the
 marks of the baseline comparison (:func:`~polars_graded.latex.means_latex`), and with
 ``all_pairs`` the compact letters of every measure. A document fragment to ``\input``; it
-needs ``\usepackage{booktabs,amssymb}``."""
+needs ``\usepackage{booktabs,amssymb}``. Every text the user chose (the title, the names
+of the systems and measures) goes through :func:`~polars_graded.latex.escape`, line
+breaks included, in the comments too."""
 
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ def to_latex_report(report: Report) -> str:
     stats = s.statistics
     title = escape(s.title)
     parts = [
-        f"% {s.title}: polars_graded {LATEX_FILE}",
+        # Escaped like every text here: a line break in the title would end the comment.
+        f"% {title}: polars_graded {LATEX_FILE}",
         f"% {report.versions}; {report.created}",
         r"% needs \usepackage{booktabs,amssymb}",
         "",

@@ -2,11 +2,17 @@
 (:data:`~polars_graded.report.text.SECTIONS`): the summary table with its markers, the means
 with their intervals, MAP per threshold, wins / ties / losses against the baseline, the
 tests, the sections of :mod:`~polars_graded.report.sections`, tied scores, the data and the
-conventions; a figure is named by its caption."""
+conventions; a figure is named by its caption.
+
+Every text goes through :func:`escape`: a title, a run's name or a segment's value
+holding ``<script>``, ``|`` or a line break shows as written and cannot add HTML, a link or
+a table cell; tables and charts show long names shortened
+(:func:`~polars_graded.report.names.short_names`), the section "Data" in full."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
@@ -15,6 +21,7 @@ from polars_graded.report.blocks import Figure, Section, Table
 from polars_graded.report.compute import paired_differences
 from polars_graded.report.content import FILES, Report
 from polars_graded.report.html import TEST_COLUMNS
+from polars_graded.report.names import one_line, short_names, with_short_names
 from polars_graded.report.sections import block_sections
 from polars_graded.report.text import (
     SECTIONS,
@@ -32,6 +39,43 @@ from polars_graded.report.text import (
 )
 from polars_graded.report.ties import tie_chunks, tie_lines, tie_rows, tie_rule
 
+# Inline Markdown: backslash, code, emphasis, strikethrough, a cell's end, math (GitHub's
+# $...$), an underscore at a word's edge (inside a word it is literal: mu_ap), a link's ](.
+_INLINE = re.compile(r"[\\`*~|$]|(?<!\w)_|_(?!\w)|\](?=\()")
+_TAG = re.compile(r"<(?=[A-Za-z/!?])")  # an HTML tag, comment or autolink starts so
+_ENTITY = re.compile(r"&(?=#?\w+;)")
+# What opens a block at a line's start: a heading, quote, list, rule or link definition,
+# and an ordered list's number (the backslash goes before its dot).
+_BLOCK = re.compile(r"^[#>+=\[-]")
+_ORDERED = re.compile(r"^\d{1,9}(?=[.)](?:\s|$))")
+
+
+def escape(text: str, *, line_start: bool = False) -> str:
+    r"""``text`` as Markdown that shows it as written: on one line (a line break as ``↵``,
+    :func:`~polars_graded.report.names.one_line`), HTML tags and entities shown, not
+    parsed, and no emphasis, code, math, link or table cell of its own; ``line_start``:
+    nor a block (a heading, a list, a quote, code) when it starts a line.
+
+    Examples
+    --------
+    >>> print(escape("<script>alert(1)</script> | a\nb"))
+    &lt;script>alert(1)&lt;/script> \| a↵b
+    >>> print(escape("# *bm25* [x](y)", line_start=True))
+    \# \*bm25\* [x\](y)
+    >>> print(escape("mu_ap: 0.5 [0.4, 0.6] & p < 0.05"))
+    mu_ap: 0.5 [0.4, 0.6] & p < 0.05
+    """
+    text = _ENTITY.sub("&amp;", one_line(text))
+    text = _INLINE.sub(lambda m: "\\" + m.group(), _TAG.sub("&lt;", text))
+    if not line_start:
+        return text
+    # Leading spaces (four start a code block) become unbreakable ones, which open nothing.
+    stripped = text.lstrip(" ")
+    if stripped != text:
+        return "\u00a0" * (len(text) - len(stripped)) + stripped
+    text = _ORDERED.sub(lambda m: m.group() + "\\", text)
+    return _BLOCK.sub(lambda m: "\\" + m.group(), text)
+
 
 def to_markdown(report: Report) -> str:
     """The report's summary in Markdown: summary table with markers, data, conventions.
@@ -46,32 +90,55 @@ def to_markdown(report: Report) -> str:
     """
     s = report.settings
     created = f"Created {report.created} with {report.versions}."
-    lines = [f"# {s.title}", "", f"{created} {report.source}".strip(), ""]
+    lines = [f"# {escape(s.title)}", "", _text(f"{created} {report.source}".strip()), ""]
     lines += [f"## {SECTIONS['summary']}", ""]
     lines += _summary(report)
-    lines += ["", legend(report), "", f"## {SECTIONS['measures']}", "", *_measures(report)]
+    lines += ["", _text(legend(report)), "", f"## {SECTIONS['measures']}", ""]
+    lines += _measures(report)
     lines += ["", f"## {SECTIONS['thresholds']}", ""]
-    lines += _frame(threshold_table(report))
-    lines += [part for note in threshold_notes(report) for part in ("", note)]
+    lines += _frame(_shown(threshold_table(report), report))
+    lines += [part for note in threshold_notes(report) for part in ("", _text(note))]
     lines += ["", f"## {SECTIONS['differences']}", "", *_differences(report)]
-    lines += ["", f"## {SECTIONS['details']}", "", legend(report), "", *_tests(report)]
+    lines += ["", f"## {SECTIONS['details']}", "", _text(legend(report)), "", *_tests(report)]
     for section in block_sections(report):
         lines += ["", *_block_section(section)]
     lines += ["", f"## {SECTIONS['ties']}", "", *_ties(report)]
-    lines += ["", f"## {SECTIONS['data']}", "", *(f"- {line}" for line in data_lines(report))]
+    lines += ["", f"## {SECTIONS['data']}", ""]
+    lines += [f"- {escape(line)}" for line in data_lines(report)]
     lines += ["", f"## {SECTIONS['conventions']}", ""]
-    lines += [f"- **{k}**: {v}" for k, v in conventions(report)]
-    lines += ["", f"Charts and every test's result: {FILES[0]}; per-query values: {FILES[2]}.", ""]
-    return "\n".join(lines)
+    lines += [f"- **{escape(k)}**: {escape(v)}" for k, v in conventions(report)]
+    return "\n".join([*lines, "", _files(report), ""])
+
+
+def _text(paragraph: str) -> str:
+    """A paragraph of its own, escaped (:func:`escape`)."""
+    return escape(paragraph, line_start=True)
+
+
+def _files(report: Report) -> str:
+    """Where the rest of the report is: the other files written with this one."""
+    line = f"Charts and every test's result: {FILES[0]}; per-query values: {FILES[2]}"
+    extra = [name for name in report.outputs if name not in FILES]
+    return line + "".join(f"; tables for a paper: {name}" for name in extra) + "."
+
+
+def _names(report: Report) -> Mapping[str, str]:
+    """Each system's name as tables show it (:func:`~polars_graded.report.names.short_names`)."""
+    return short_names(report.order)
+
+
+def _shown(frame: pl.DataFrame, report: Report) -> pl.DataFrame:
+    """``frame`` with its ``system`` column as the tables show the names."""
+    return with_short_names(frame, report.order, "system")
 
 
 def _summary(report: Report) -> list[str]:
     """The summary table: per system its queries and, per measure, the mean and marker."""
-    s = report.settings
+    s, names = report.settings, _names(report)
     rows, counts = comparison_rows(report), query_counts(report)
     table = [["system", "queries", *s.measures], ["---", *["--:"] * (len(s.measures) + 1)]]
     for name in report.order:
-        label = f"{name} (baseline)" if name == s.baseline else name
+        label = f"{names[name]} (baseline)" if name == s.baseline else names[name]
         means = [f"{fmt(rows[name, m]['mean'])} {marker(rows[name, m])}" for m in s.measures]  # type: ignore[arg-type]
         table.append([label, str(counts[name]), *(c.strip() for c in means)])
     return [_row(r) for r in table]
@@ -90,7 +157,7 @@ def _measures(report: Report) -> list[str]:
         f"Mean per system with its {s.statistics.confidence:.0%} bootstrap interval "
         f"({s.statistics.bootstrap:,} resamples); the bar charts are in {FILES[0]}."
     )
-    return [*_frame(frame), "", caption]
+    return [*_frame(_shown(frame, report)), "", caption]
 
 
 def _interval(row: dict[str, object]) -> str:
@@ -114,32 +181,40 @@ def _differences(report: Report) -> list[str]:
         frame = pl.DataFrame({"system": list(report.order[1:])}).join(
             counts, on="system", how="left", maintain_order="left"
         )
-        out += [f"**{m}**", "", *_frame(frame.with_columns(pl.exclude("system").cast(pl.Int64)))]
-        out += ["", f"*Figure ({FILES[0]}): {m}: per query, each system's value minus "
-                f"{s.baseline}'s, sorted; wins / ties / losses: the queries where it is above, "
-                "equal to and below the baseline.*", ""]  # fmt: skip
+        frame = _shown(frame.with_columns(pl.exclude("system").cast(pl.Int64)), report)
+        caption = (
+            f"{m}: per query, each system's value minus {s.baseline}'s, sorted; wins / ties / "
+            "losses: the queries where it is above, equal to and below the baseline."
+        )
+        out += [f"**{escape(m)}**", "", *_frame(frame), "", _figure(caption), ""]
     return out[:-1]
+
+
+def _figure(caption: str) -> str:
+    """A figure of the page, named by its caption."""
+    return f"*Figure ({FILES[0]}): {escape(caption)}*"
 
 
 def _tests(report: Report) -> list[str]:
     """The tests table of the page (:data:`~polars_graded.report.html.TEST_COLUMNS`), a
     block per measure."""
-    rows = comparison_rows(report)
+    rows, names = comparison_rows(report), _names(report)
     head = [_row(["system", *TEST_COLUMNS.values(), ""])]
     head.append(_row(["---", *["--:"] * len(TEST_COLUMNS), ":-:"]))
     out: list[str] = []
     for m in report.settings.measures:
-        out += ["", f"**{m}**", "", *head]
+        out += ["", f"**{escape(m)}**", "", *head]
         for name in report.order:
             row = rows[name, m]
-            out.append(_row([name, *(cell_text(c, row[c]) for c in TEST_COLUMNS), marker(row)]))
+            cells = [names[name], *(cell_text(c, row[c]) for c in TEST_COLUMNS), marker(row)]
+            out.append(_row(cells))
     return out[1:]
 
 
 def _ties(report: Report) -> list[str]:
     """The tie lines, then (if anything ties) one row per system: tied share and, per
     measure, the mean under the rule, under average, and Δ."""
-    lines = tie_lines(report)
+    lines = [_text(line) for line in tie_lines(report)]
     if len(lines) == 1:
         return lines
     out = [lines[0], ""]
@@ -150,14 +225,14 @@ def _ties(report: Report) -> list[str]:
 
 def _tie_block(report: Report, first: int, last: int) -> list[str]:
     """The tie table of the measures ``first:last``."""
-    rule = tie_rule(report.settings.ties)
+    rule, names = tie_rule(report.settings.ties), _names(report)
     head = ["system", "tied share"]
     head += [
         f"{m} {p}" for m in report.settings.measures[first:last] for p in (rule, "average", "Δ")
     ]
     out = [_row(head), _row(["---", *["--:"] * (len(head) - 1)])]
     for name, rows in tie_rows(report):
-        cells = [name, cell_text("tied_share", rows[0]["tied_share"])]
+        cells = [names[name], cell_text("tied_share", rows[0]["tied_share"])]
         for row in rows[first:last]:
             cells += [fmt(row[rule]), fmt(row["average"]), fmt_diff(row["diff"])]  # type: ignore[arg-type]
         out.append(_row(cells))
@@ -166,20 +241,21 @@ def _tie_block(report: Report, first: int, last: int) -> list[str]:
 
 def _block_section(section: Section) -> list[str]:
     """A :class:`~polars_graded.report.blocks.Section`; a figure by its caption."""
-    out = [f"## {section.title}"]
+    out = [f"## {escape(section.title)}"]
     for part in section.parts:
         if isinstance(part, Table):
             out += ["", *_frame(part.frame, aligned=True)]
-            out += ["", part.caption] if part.caption else []
+            out += ["", _text(part.caption)] if part.caption else []
         elif isinstance(part, Figure):
-            out += ["", f"*Figure ({FILES[0]}): {part.caption or part.alt}*"]
+            out += ["", _figure(part.caption or part.alt)]
         else:
-            out += ["", part]
+            out += ["", _text(part)]
     return out
 
 
 def _row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+    """A table row, each cell escaped: a ``|`` or a line break stays inside its cell."""
+    return "| " + " | ".join(escape(c) for c in cells) + " |"
 
 
 def _frame(frame: pl.DataFrame, *, aligned: bool = False) -> list[str]:

@@ -12,6 +12,7 @@ from polars_graded.compare_pairs import compact_letters, compare_pairs_with
 from polars_graded.options import TableSpec
 from polars_graded.report.blocks import Section, Table
 from polars_graded.report.content import Report
+from polars_graded.report.names import with_short_names
 from polars_graded.report.text import CORRECTION_NAMES, fmt
 
 PAIR_COLUMNS = (
@@ -77,7 +78,11 @@ def pairs_section(report: Report) -> Section | None:
         "All pairs",
         (
             _sentence(report),
-            Table("pairs-letters", letters_table(report, pairs), _letters_caption(report)),
+            Table(
+                "pairs-letters",
+                with_short_names(letters_table(report, pairs), report.order, "system"),
+                _letters_caption(report),
+            ),
             Table("pairs-table", _pairs_table(report, pairs, first), _pairs_caption(report, first)),
         ),
     )
@@ -138,9 +143,10 @@ def _floor(report: Report) -> str:
 
 
 def _pairs_table(report: Report, pairs: pl.DataFrame, measure: str) -> pl.DataFrame:
-    """The pairs of ``measure``, each named better mean first (``x > y``), grouped by ``x``
-    best first: wins, ties and losses of ``x``, ``diff = x - y`` and its interval, the
-    tests, and whether the corrected test finds the pair significant."""
+    """The pairs of ``measure``, each named better mean first (``x > y``, names as the
+    tables show them), grouped by ``x`` best first: wins, ties and losses of ``x``,
+    ``diff = x - y`` and its interval, the tests, and whether the corrected test finds the
+    pair significant."""
     rows = pairs.filter(pl.col("measure") == measure)
     swap = pl.col("diff") < 0
     flipped = {
@@ -157,7 +163,7 @@ def _pairs_table(report: Report, pairs: pl.DataFrame, measure: str) -> pl.DataFr
     out = rows.with_columns(**flipped).sort(
         pl.col("first").replace_strict(rank), pl.col("second").replace_strict(rank)
     )
-    return out.select(
+    return with_short_names(out, report.order, "first", "second").select(
         pl.format("{} > {}", "first", "second").alias("pair"),
         *PAIR_COLUMNS,
         significant=pl.when("significant").then(pl.lit("yes")).otherwise(pl.lit("no")),

@@ -2,7 +2,8 @@
 the queries (``Settings.segment``: a language, a market), corrected across segments x
 systems, and the systems whose order against the baseline reverses in a segment
 (:func:`~polars_graded.segments.compare_segments`,
-:func:`~polars_graded.segments.segment_reversals`)."""
+:func:`~polars_graded.segments.segment_reversals`): the significant ones in sentences, the
+others in a table."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.options import TableSpec
 from polars_graded.report.blocks import Part, Section, Table
 from polars_graded.report.content import Report
+from polars_graded.report.names import short_names, with_short_names
 from polars_graded.report.text import BETTER, CORRECTION_NAMES, WORSE, fmt, fmt_diff, marker
 from polars_graded.segments import compare_segments_with, segment_reversals
 
@@ -82,7 +84,8 @@ def _check_columns(lf: pl.LazyFrame, segment: Sequence[str], taken: Sequence[str
 def segments_section(report: Report) -> Section | None:
     """The section "Segments", or None without segments: what was tested, a table of the
     means per segment and system (▲/▼ where significantly better/worse than the baseline
-    after the correction), and the reversals against the baseline.
+    after the correction), and the reversals against the baseline: a sentence each for the
+    significant ones, a table of the others.
 
     Examples
     --------
@@ -139,16 +142,17 @@ def _intro(report: Report, frame: pl.DataFrame) -> str:
 
 
 def _table(report: Report, frame: pl.DataFrame) -> pl.DataFrame:
-    """One row per segment (in the comparison's order) and system (in the report's order),
-    one cell per measure."""
-    s = report.settings
+    """One row per segment (in the comparison's order) and system (in the report's order,
+    named as the tables show it), one cell per measure: the mean, a space and its mark."""
+    s, names = report.settings, short_names(report.order)
     rows: dict[tuple[str, str], dict[str, object]] = {}
     for row in frame.iter_rows(named=True):
         key = (row[_LABEL], row["system"])
-        shown = f"{row['system']} (baseline)" if row["system"] == s.baseline else row["system"]
+        name = names.get(row["system"], row["system"])
+        shown = f"{name} (baseline)" if row["system"] == s.baseline else name
         empty = {"system": shown, "queries": row["n_queries"], **dict.fromkeys(s.measures)}
         cells = rows.setdefault(key, {**empty, "note": row["note"] or ""})
-        cells[row["measure"]] = fmt(row["mean"]) + marker(row)
+        cells[row["measure"]] = f"{fmt(row['mean'])} {marker(row)}".rstrip()
     segments = {label: i for i, label in enumerate(dict.fromkeys(k[0] for k in rows))}
     systems = {system: i for i, system in enumerate(report.order)}
     order = sorted(rows, key=lambda k: (segments[k[0]], systems.get(k[1], len(systems))))
@@ -158,9 +162,10 @@ def _table(report: Report, frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _reversals(report: Report, frame: pl.DataFrame) -> list[str]:
-    """A sentence per system, measure and segment where the order against the baseline
-    reverses, or one saying there is none."""
+def _reversals(report: Report, frame: pl.DataFrame) -> list[Part]:
+    """Where a system's order against the baseline reverses in a segment (by measure): a
+    sentence on them all, one per significant reversal, then a table of the others; or a
+    sentence saying there is none."""
     s = report.settings
     if not frame.get_column("tested").any():
         return [f"No segment has {s.min_queries} queries or more, so none is tested."]
@@ -170,11 +175,47 @@ def _reversals(report: Report, frame: pl.DataFrame) -> list[str]:
             f"No system's order against the baseline reverses in any segment with "
             f"{s.min_queries} queries or more."
         ]
-    head = (
-        "Reversals (the trap of Simpson's paradox): these systems are ordered against the "
-        "baseline one way over all queries and the other way within a segment."
+    significant = found.filter(pl.col("significant"))
+    others = found.filter(~pl.col("significant"))
+    parts: list[Part] = [_reversals_head(found.height, significant.height)]
+    parts += [_reversal(row, s.baseline) for row in significant.iter_rows(named=True)]
+    if not others.is_empty():
+        caption = (
+            "Reversals not significant after the correction: the difference from the "
+            "baseline over all queries and within the segment."
+        )
+        parts.append(Table("segments-reversals", _reversal_table(report, others), caption))
+    return parts
+
+
+def _reversals_head(count: int, significant: int) -> str:
+    """What a reversal is, how many there are and how many are significant."""
+    text = (
+        "Reversals (the trap of Simpson's paradox): a system ordered against the baseline "
+        "one way over all queries and the other way within a segment, on a measure; "
+        f"{count} reversal{'s' * (count != 1)}"
     )
-    return [head, *(_reversal(row, s.baseline) for row in found.iter_rows(named=True))]
+    if not significant:
+        return f"{text}, none significant after the correction."
+    if significant == count:
+        return f"{text}, each significant after the correction."
+    return (
+        f"{text}: the {significant} significant after the correction first, then the "
+        f"{count - significant} that are not."
+    )
+
+
+def _reversal_table(report: Report, rows: pl.DataFrame) -> pl.DataFrame:
+    """Per reversal: the system (named as the tables show it), the measure, the segment,
+    the difference from the baseline over all queries and in the segment, its queries."""
+    shown = with_short_names(rows, report.order, "system")
+    return shown.select(
+        "system",
+        "measure",
+        **{" / ".join(report.settings.segment): pl.col(_LABEL)},
+        **{"diff overall": pl.col("overall_diff"), "diff in segment": pl.col("diff")},
+        queries="n_queries",
+    )
 
 
 def _reversal(row: dict[str, object], baseline: str) -> str:

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import polars as pl
 
 from polars_graded.measures.base import format_number
-from polars_graded.options import Ties
+from polars_graded.options import SCORE_PRECISION, Compat, Ties
 from polars_graded.report.content import Report
+from polars_graded.report.names import shortened
 
 DECIMALS = 4
 """Decimals of every mean, difference and p-value a report shows."""
@@ -339,8 +340,9 @@ def threshold_notes(report: Report) -> list[str]:
 
 
 def data_lines(report: Report) -> list[str]:
-    """The "Data" section: systems, queries and rows, judgments per label, the unjudged
-    share and the queries without a relevant item.
+    """The "Data" section: systems (their names in full, and how the tables and charts
+    show a name they shorten), queries and rows, judgments per label, the unjudged share
+    and the queries without a relevant item.
 
     Examples
     --------
@@ -356,11 +358,22 @@ def data_lines(report: Report) -> list[str]:
     empty = ", ".join(d.no_relevant[:20]) + (" …" if len(d.no_relevant) > 20 else "")
     return [
         f"Systems: {len(report.order)} ({', '.join(report.order)})",
+        *_shortened(report),
         f"Queries: {d.queries:,}; rows: {d.rows:,}, of which {retrieved:,} retrieved",
         f"Judgments per relevance label (distinct query–item pairs): {_judgments(report)}",
         f"Unjudged share of the retrieved rows: {share:.1%} ({unjudged:,} rows)",
         f"Queries without a relevant item: {len(d.no_relevant)}" + (f" ({empty})" if empty else ""),
     ]
+
+
+def _shortened(report: Report) -> list[str]:
+    """The names the tables and charts shorten (or put on one line), each with its text
+    there; none when every name is shown as it is."""
+    short = shortened(report.order)
+    if not short:
+        return []
+    pairs = "; ".join(f"{text} = {name}" for name, text in short.items())
+    return [f"Names shown shortened in the tables and charts: {pairs}"]
 
 
 def _judgments(report: Report) -> str:
@@ -392,7 +405,7 @@ def conventions(report: Report) -> list[tuple[str, str]]:
     st = s.statistics
     levels = [v for v in d.levels["relevance"].to_list() if v > 0]
     return [
-        ("Ranking", _ranking_convention(s.ties, d.item_type)),
+        ("Ranking", _ranking_convention(s.ties, s.compat, d.item_type)),
         ("Labels", "relevance ≤ 0 and unjudged rows (relevance null) are not relevant; judged "
          "rows a system did not retrieve count in R and in the ideal ranking. AP, P, RR: "
          "relevant means label ≥ 1 unless the measure names rel=t."),
@@ -412,11 +425,11 @@ def conventions(report: Report) -> list[tuple[str, str]]:
     ]  # fmt: skip
 
 
-def _ranking_convention(ties: Ties, item_type: str) -> str:
+def _ranking_convention(ties: Ties, compat: Compat, item_type: str) -> str:
     """How each query is ranked; how item ids compare when the tie policy reads them."""
     text = (
-        "each query's retrieved rows (score not null) by score, highest first, compared as "
-        f"32-bit floats as trec_eval does; {TIE_CONVENTIONS[ties.policy]}"
+        "each query's retrieved rows (score not null) by score, highest first, compared "
+        f"{SCORE_PRECISION[compat]}; {TIE_CONVENTIONS[ties.policy]}"
     )
     if ties.by_item or ties.by_label:  # the policies that end a tie by item id
         numeric = item_type.startswith(("Int", "UInt", "Float"))

@@ -16,7 +16,7 @@ from polars_graded import api
 from polars_graded.compare import system_means
 from polars_graded.defaults import ENGINE
 from polars_graded.measures import as_measures
-from polars_graded.options import ColumnOptions, TableSpec, TiePolicy, Ties
+from polars_graded.options import SCORE_PRECISION, ColumnOptions, TableSpec, TiePolicy, Ties
 from polars_graded.ranking import tie_size
 from polars_graded.report.content import Report
 from polars_graded.report.inputs import report_spec
@@ -55,8 +55,9 @@ def count_ties(
 ) -> pl.DataFrame:
     """Per system: its ``retrieved`` rows and the ``tied`` ones among them.
 
-    A retrieved row (score not null) is tied when its score, as a 32-bit float (the
-    precision every tie policy compares), equals another retrieved row's in the same query
+    A retrieved row (score not null) is tied when its score, as ``spec.compat`` compares it
+    (doubles by default, 32-bit floats for trec_eval 9.x), equals another retrieved row's in
+    the same query
     (:func:`polars_graded.ranking.tie_size`). ``tied_share`` = ``tied / retrieved``; a
     system without retrieved rows has no row. ``by`` names the system column (default
     ``"system"``; ``system=`` is its deprecated alias), ``query`` and ``score`` the others.
@@ -248,14 +249,14 @@ def tie_lines(report: Report) -> list[str]:
     t, s = report.ties, report.settings
     if int(t["tied"].sum()) == 0:
         return [
-            "No ties: no two retrieved rows of a query have the same score (as 32-bit "
-            "floats), so every tie policy gives these numbers."
+            "No ties: no two retrieved rows of a query have the same score (compared "
+            f"{SCORE_PRECISION[s.compat]}), so every tie policy gives these numbers."
         ]
     rule = tie_rule(s.ties)
     used = {rule: "", "average": ""} | {s.ties.policy: "; this report's policy"}
     lines = [
-        "Tied share: the retrieved rows whose score (as a 32-bit float) equals another "
-        f"retrieved row's in the same query. Per measure, the mean under ties={rule} "
+        f"Tied share: the retrieved rows whose score (compared {SCORE_PRECISION[s.compat]}) "
+        "equals another retrieved row's in the same query. Per measure, the mean under ties={rule} "
         f"({TIE_RULES[rule]}{used[rule]}), under ties=average (the "
         "expected value over uniformly random orders of each group of tied rows, McSherry "
         f"& Najork 2008{used['average']}) and Δ = {rule} − average: how much the "
