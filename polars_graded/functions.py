@@ -117,7 +117,7 @@ def measure_expr(
     >>> expr.meta.output_name()
     'ap(rel=2)@10'
     """
-    release = measure.compat or check_compat(compat)
+    release = measure.release(check_compat(compat))
     ranked = rank_in_group(relevance, score, item, ties, release)
     value = measure.expr(ranked).cast(pl.Float64)
     # Elementwise: Polars calls it once per batch of per-group values, not once per group.

@@ -167,7 +167,7 @@ def by_compat(named: dict[str, Measure], cols: TableSpec) -> dict[Compat, dict[s
     """
     groups: dict[Compat, dict[str, Measure]] = {}
     for name, measure in named.items():
-        groups.setdefault(measure.compat or cols.compat, {})[name] = measure
+        groups.setdefault(measure.release(cols.compat), {})[name] = measure
     return groups
 
 

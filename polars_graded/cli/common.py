@@ -330,6 +330,19 @@ def add_ties_option(parser: argparse.ArgumentParser) -> None:
             "pessimistic), or the expected value over every order of the tied rows (average)"
         ),
     )
+    add_compat_option(parser)
+
+
+def add_compat_option(parser: argparse.ArgumentParser) -> None:
+    """``--compat``: the trec_eval release whose numbers to reproduce (``trec-eval`` too).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_compat_option(parser)
+    >>> parser.parse_args([]).compat
+    'trec_eval_10'
+    """
     parser.add_argument(
         "--compat",
         choices=COMPATS,

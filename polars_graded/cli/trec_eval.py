@@ -37,13 +37,20 @@ from typing import Literal
 import polars as pl
 
 from polars_graded.api import evaluate
-from polars_graded.cli.common import PROG, Command, CommandError, is_parquet, read_table
+from polars_graded.cli.common import (
+    PROG,
+    Command,
+    CommandError,
+    add_compat_option,
+    is_parquet,
+    read_table,
+)
 from polars_graded.errors import GradedError, InvalidValueError
 from polars_graded.io.trec import join_run_qrels, read_trec_qrels, read_trec_run
 from polars_graded.measures import Measure, parse_measure
 from polars_graded.measures.base import format_number
 from polars_graded.measures.registry import trec_eval_templates
-from polars_graded.options import COMPATS, DEFAULT_COMPAT, TableSpec
+from polars_graded.options import TableSpec
 from polars_graded.plan import GEOMETRIC_FLOOR
 from polars_graded.ranking import sort_ranked
 
@@ -743,15 +750,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="MEASURE[.params]",
         help="trec_eval measure or set (official, set, all_trec); repeatable",
     )
-    parser.add_argument(
-        "--compat",
-        choices=COMPATS,
-        default=DEFAULT_COMPAT,
-        help=(
-            "the release whose numbers to print: trec_eval_10 (default) or trec_eval_9 "
-            "(9.x and pytrec_eval: scores compared as 32-bit floats, 9.x's recall points)"
-        ),
-    )
+    add_compat_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal, Protocol
 import polars as pl
 
 from polars_graded.errors import MeasureParameterError
-from polars_graded.options import Compat, TableSpec, check_compat
+from polars_graded.options import COMPATS, Compat, TableSpec
 from polars_graded.ranking import Ranked
 
 Cutoff = Literal["top_k", "all_rows", "none"]
@@ -254,12 +254,10 @@ def check_measure_compat(name: str, value: object, *, measure: str) -> Compat | 
     """
     if value is None:
         return None
-    if value not in ("trec_eval_10", "trec_eval_9"):
-        msg = (
-            f"{measure}: parameter {name!r} must be trec_eval_10 or trec_eval_9, got {shown(value)}"
-        )
+    if value not in COMPATS:
+        msg = f"{measure}: parameter {name!r} must be {' or '.join(COMPATS)}, got {shown(value)}"
         raise MeasureParameterError(msg)
-    return check_compat(value)
+    return value  # type: ignore[return-value]
 
 
 def shown(value: object, most: int = 40) -> str:
@@ -359,6 +357,18 @@ class Measure:
 
     def __repr__(self) -> str:
         return f"Measure({self})"
+
+    def release(self, evaluation: Compat) -> Compat:
+        """The trec_eval release this measure follows: its own ``compat`` (an
+        ``ir_measures:`` name's), else the evaluation's.
+
+        Examples
+        --------
+        >>> import polars_graded as pg
+        >>> pg.AP.release("trec_eval_10"), pg.AP(compat="trec_eval_9").release("trec_eval_10")
+        ('trec_eval_10', 'trec_eval_9')
+        """
+        return self.compat or evaluation
 
     def expr(self, r: Ranked) -> pl.Expr:
         """The measure's value for one query, inside ``group_by(...).agg(...)``."""
