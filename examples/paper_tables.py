@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import polars as pl
 
 import polars_graded as pg
-from polars_graded.measures.gains import exp_gain
+from polars_graded.measures.kernels.gains import exp_gain
 
 REL: tuple[int, ...] = (1, 0, 3, 3, 2, 0, 1, 4)
 """The paper's labels of items A..H, in ranked order."""

@@ -7,7 +7,7 @@ Importing the package registers the ``graded`` namespace on ``pl.DataFrame`` and
     df.graded.evaluate(["mu_ap", "ndcg@10", "ndcng@10"])
 
 Measures are value objects (``pg.AP(rel=2) @ 10``) or names in a small grammar
-(``"ap(rel=2)@10"``); :mod:`polars_graded.functions` has them as expressions. The
+(``"ap(rel=2)@10"``); :mod:`polars_graded.expressions` has them as expressions. The
 ready-made measures (``pg.AP``, ``pg.NDCG``, ...) and the expression functions (``pg.ap``,
 ``pg.ndcg``, ...) come from the measure registry (:mod:`polars_graded.measures`), one per
 registered measure.
@@ -26,12 +26,9 @@ package :mod:`polars_graded.report` has the rest).
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
-from polars_graded import functions as _functions
+from polars_graded import expressions as _functions
 from polars_graded import namespace as _namespace  # registers df.graded / lf.graded
 from polars_graded.api import evaluate, per_threshold, summary
-from polars_graded.compare import compare as compare
-from polars_graded.compare_pairs import compact_letters as compact_letters
-from polars_graded.compare_pairs import compare_pairs as compare_pairs
 from polars_graded.errors import (
     ColumnTypeError,
     DuplicateKeyError,
@@ -44,27 +41,29 @@ from polars_graded.errors import (
     SpillError,
     UnknownMeasureError,
 )
-from polars_graded.functions import measure_expr
-from polars_graded.gate import gate as gate
-from polars_graded.io import (
-    evaluate_parquet,
-    join_run_qrels,
-    read_trec_qrels,
-    read_trec_run,
-    summary_parquet,
-    write_trec_run,
-)
-from polars_graded.judgment_bounds import judgment_bounds as judgment_bounds
-from polars_graded.judgment_bounds import order_flips as order_flips
-from polars_graded.latex import means_latex, to_latex
+from polars_graded.expressions import measure_expr
+from polars_graded.io import join_run_qrels, read_trec_qrels, read_trec_run, write_trec_run
 from polars_graded.measures import Measure, measure_name, parse_measure, registry
 from polars_graded.report import build_report
-from polars_graded.segments import compare_segments, segment_reversals
-from polars_graded.stability import discriminative_power, kendall_tau, rank_correlations, tau_ap
+from polars_graded.scale import evaluate_parquet, summary_parquet
+from polars_graded.stats.compare import compare as compare
+from polars_graded.stats.gate import gate as gate
+from polars_graded.stats.judgment_bounds import judgment_bounds as judgment_bounds
+from polars_graded.stats.judgment_bounds import order_flips as order_flips
+from polars_graded.stats.latex import means_latex, to_latex
+from polars_graded.stats.pairs import compact_letters as compact_letters
+from polars_graded.stats.pairs import compare_pairs as compare_pairs
+from polars_graded.stats.segments import compare_segments, segment_reversals
+from polars_graded.stats.stability import (
+    discriminative_power,
+    kendall_tau,
+    rank_correlations,
+    tau_ap,
+)
 
 if TYPE_CHECKING:  # the generated names, typed
-    from polars_graded.measures.generated_functions import *  # noqa: F403
-    from polars_graded.measures.generated_measures import *  # noqa: F403
+    from polars_graded.measures.generated.functions import *  # noqa: F403
+    from polars_graded.measures.generated.measures import *  # noqa: F403
 else:
     globals().update(registry.INSTANCES)
     globals().update({cls.__name__: cls for cls in registry.CLASSES})

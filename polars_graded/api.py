@@ -14,7 +14,8 @@ import polars as pl
 
 from polars_graded import plan
 from polars_graded.defaults import ENGINE
-from polars_graded.measures import MeasureSpec, MuAP, as_named_measures, mu_ap_thresholds
+from polars_graded.measures import MeasureSpec, MuAP, as_named_measures
+from polars_graded.measures.kernels import mu_ap_thresholds
 from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.validate import check_frame, check_schema
 

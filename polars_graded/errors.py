@@ -137,7 +137,7 @@ class SpillError(GradedError, OSError):
     Examples
     --------
     >>> import polars as pl
-    >>> from polars_graded.io.spill import split
+    >>> from polars_graded.scale.spill import split
     >>> with split(pl.LazyFrame({"a": [1]}), pl.lit(0), 1, spill_dir="/nowhere"):
     ...     pass
     Traceback (most recent call last):

@@ -2,7 +2,7 @@
 
 ``df.graded.evaluate / summary / per_threshold`` are :func:`polars_graded.api.evaluate`,
 :func:`~polars_graded.api.summary` and :func:`~polars_graded.api.per_threshold` on ``df``;
-``compare`` evaluates and then calls :func:`polars_graded.compare.compare`. Each registered
+``compare`` evaluates and then calls :func:`polars_graded.stats.compare.compare`. Each registered
 measure also has a shortcut, ``df.graded.<function>(params..., **columns)``, made at import
 from the measure registry (:mod:`polars_graded.measures.registry`): ``df.graded.ap(rel=2)``
 is ``api.evaluate(df, pg.AP(rel=2))``. A DataFrame gets a DataFrame back, a LazyFrame an
@@ -18,12 +18,13 @@ from typing import Any, Generic, TypeVar, Unpack
 import polars as pl
 
 from polars_graded import api, plan
-from polars_graded.compare import by_column
-from polars_graded.compare import compare as compare_values
-from polars_graded.measures import MeasureSpec, as_named_measures, generate, registry
+from polars_graded.measures import MeasureSpec, as_named_measures, registry
 from polars_graded.measures.base import Measure
+from polars_graded.measures.generated import generate
 from polars_graded.options import DEFAULT_COMPAT, ColumnOptions, Compat, TiePolicy, as_by
-from polars_graded.statistics import DEFAULTS
+from polars_graded.stats.compare import by_column
+from polars_graded.stats.compare import compare as compare_values
+from polars_graded.stats.options import DEFAULTS
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 MeasureArg = MeasureSpec
@@ -140,7 +141,7 @@ class GradedNamespace(Generic[FrameT]):
     ) -> pl.DataFrame:
         """Evaluate ``measures`` per query and compare every system with a baseline.
 
-        ``evaluate(measures, by=by)`` followed by :func:`polars_graded.compare.compare`:
+        ``evaluate(measures, by=by)`` followed by :func:`polars_graded.stats.compare.compare`:
         bootstrap intervals of the means and of the paired differences, a paired t-test and
         a paired randomization test, Holm-adjusted across systems. Needs scipy
         (``pip install "polars-graded[stats]"``).
@@ -152,7 +153,7 @@ class GradedNamespace(Generic[FrameT]):
         by
             The one column that names the systems (a one-element list is accepted).
         baseline, missing, trials, bootstrap, confidence, alpha, seed
-            See :func:`polars_graded.compare.compare`.
+            See :func:`polars_graded.stats.compare.compare`.
         query, item, score, relevance
             Column names.
         ranked, ties, compat
@@ -161,15 +162,15 @@ class GradedNamespace(Generic[FrameT]):
         segment, min_queries
             Compare within each segment of the queries: the table is evaluated by system
             and ``segment``, then compared by
-            :func:`polars_graded.segments.compare_segments` (see
-            :func:`polars_graded.compare.compare`).
+            :func:`polars_graded.stats.segments.compare_segments` (see
+            :func:`polars_graded.stats.compare.compare`).
 
         Returns
         -------
         DataFrame
             Always a DataFrame, also on a LazyFrame (the per-query values are collected):
             the statistics are not lazy. One row per (system, measure), the columns of
-            :func:`polars_graded.compare.compare` with the system column named ``by``.
+            :func:`polars_graded.stats.compare.compare` with the system column named ``by``.
 
         Examples
         --------
@@ -264,7 +265,7 @@ def shortcut(cls: type[Measure]) -> Callable[..., Any]:
 
     Examples
     --------
-    >>> from polars_graded.measures.rank import ReciprocalRank
+    >>> from polars_graded.measures.rr import ReciprocalRank
     >>> import inspect
     >>> list(inspect.signature(shortcut(ReciprocalRank)).parameters)
     ['self', 'rel', 'k', 'columns']

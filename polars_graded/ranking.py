@@ -62,7 +62,7 @@ class Ranked:
     tie_start, tie_end
         With ``ties="average"`` only: the positions of the first and last row of each row's
         group of tied scores. Measures then return their expected value over every order
-        of each group (see :mod:`polars_graded.measures.tie_average`).
+        of each group (see :mod:`polars_graded.measures.kernels.tie_average`).
 
     Examples
     --------

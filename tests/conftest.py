@@ -34,7 +34,7 @@ from hypothesis import assume, settings
 from hypothesis import strategies as st
 
 from polars_graded.measures import MEASURES as REGISTERED
-from polars_graded.measures.grammar import ALIASES
+from polars_graded.measures.names.grammar import ALIASES
 
 settings.register_profile("ci", derandomize=True, deadline=None, database=None, print_blob=True)
 settings.register_profile("explore", derandomize=False, deadline=None)

@@ -17,8 +17,8 @@ import polars as pl
 import pytest
 
 import polars_graded as pg
-from polars_graded.compare import compare
 from polars_graded.report import Report, compute_report, write_report
+from polars_graded.stats.compare import compare
 
 MEASURES = ["mu_ap", "ndcg@3", "p@2"]
 TRIALS = 400

@@ -3,7 +3,7 @@ library's, -o writes the per-query table, TREC runs side by side, named measures
 errors found before the work.
 
 The options it shares with ``report`` are tested in test_cli_common; --partitions and
---memory-budget on Parquet layouts in test_io_parquet.
+--memory-budget on Parquet layouts in test_scale_parquet.
 """
 
 from __future__ import annotations
@@ -344,7 +344,7 @@ def test_the_partition_cap_is_one_line_on_stderr(
 def test_spill_dir_holds_the_partitions_while_they_are_evaluated(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from polars_graded.io import spill
+    from polars_graded.scale import spill
 
     path = write_small_table(tmp_path / "small.parquet")
     argv = ["evaluate", str(path), "-m", "ap,ndcg@5"]

@@ -1,7 +1,7 @@
 """``polars-graded gate`` (polars_graded/cli/gate.py): exit codes 0/1/2, the printed lines,
 the JSON verdict, the missing-query policy, TREC input and one-line errors.
 
-The statistics are tested from Python in test_gate.py; here the p-values are checked
+The statistics are tested from Python in test_stats_gate.py; here the p-values are checked
 against scipy on hand-computed per-query AP (one relevant item per query at rank r: 1/r).
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from cli_helpers import assert_one_line_error, run
 from scipy import stats
-from test_gate import BASE, ap, ranked_table
+from test_stats_gate import BASE, ap, ranked_table
 
 import polars_graded
 

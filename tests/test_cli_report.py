@@ -34,7 +34,7 @@ from report_helpers import (
 )
 
 from polars_graded import cli, report
-from polars_graded.compare import compare
+from polars_graded.stats.compare import compare
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 import pytest
 from cli_helpers import assert_one_line_error, refuse_work, run
-from test_gate import BASE, ranked_table
+from test_stats_gate import BASE, ranked_table
 
 import polars_graded as pg
 from polars_graded.cli import gate as cli_gate

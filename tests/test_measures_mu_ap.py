@@ -2,8 +2,8 @@
 the distance of the level from the one below (SPEC §3-4; Scheel et al. 2011), on the query's
 own levels, the table's, given levels and with a cutoff.
 
-The pair sweep under ``ties="average"`` is test_measures_mu_ap_sweep's, the breakdown by
-threshold test_measures_mu_ap_thresholds'; the paper's µAP of 0.448 is test_paper_tables'.
+The pair sweep under ``ties="average"`` is test_measures_kernels_mu_ap_sweep's, the breakdown by
+threshold test_measures_kernels_mu_ap_thresholds'; the paper's µAP of 0.448 is test_paper_tables'.
 """
 
 from __future__ import annotations

@@ -14,10 +14,11 @@ import polars as pl
 import pytest
 
 import polars_graded as pg
-from polars_graded import functions
-from polars_graded.measures import generate, registry
+from polars_graded import expressions
+from polars_graded.measures import registry
 from polars_graded.measures.base import Declaration, Measure, ThresholdMeasure
-from polars_graded.measures.grammar import ALIASES, valid_names
+from polars_graded.measures.generated import generate
+from polars_graded.measures.names.grammar import ALIASES, valid_names
 from polars_graded.namespace import GradedNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +81,7 @@ def test_each_declaration_makes_every_name(cls: type[Measure]) -> None:
     instance = getattr(pg, declared.instance)
     assert type(instance) is cls
     assert instance is registry.MEASURES[declared.name] is getattr(pg.measures, declared.instance)
-    assert getattr(pg, declared.function) is getattr(functions, declared.function)
+    assert getattr(pg, declared.function) is getattr(expressions, declared.function)
     assert callable(getattr(GradedNamespace, declared.function))
     for alias in declared.aliases:
         assert pg.parse_measure(alias) == instance
@@ -209,7 +210,8 @@ def test_adding_a_measure_is_one_file(tmp_path: Path) -> None:
         """
         import polars as pl
         import polars_graded as pg
-        from polars_graded.measures import generate, registry
+        from polars_graded.measures import registry
+        from polars_graded.measures.generated import generate
         df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
                            "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1]})
         assert str(pg.parse_measure("PLAYTHING(factor=2)")) == "toy(factor=2)"

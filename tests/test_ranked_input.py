@@ -55,7 +55,7 @@ def test_ranked_input_gives_the_same_bits(df: pl.DataFrame) -> None:
     )
     lazy = ranked.lazy().graded.evaluate(MEASURES, by="system", ranked=True)
     # Eager frames run on the in-memory engine; the streaming engine may add a group's
-    # terms in another order (see polars_graded.io.parquet on exactness).
+    # terms in another order (see polars_graded.scale.parquet on exactness).
     assert_frame_equal(lazy.collect(engine="in-memory"), expected, check_exact=True)
     assert_frame_equal(lazy.collect(), expected, rel_tol=1e-12, abs_tol=1e-15)
 

@@ -22,7 +22,7 @@ from polars.testing import assert_frame_equal
 from strategies import tied_tables
 
 import polars_graded  # noqa: F401  (registers the namespace)
-from polars_graded.measures.tie_average import group_hits
+from polars_graded.measures.kernels.tie_average import group_hits
 from polars_graded.options import TableSpec, Ties
 from polars_graded.ranking import (
     IN_ORDER,

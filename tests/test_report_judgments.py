@@ -2,7 +2,7 @@
 numbers are judgment_bounds' on the report's table and options, the HTML and Markdown show
 the same intervals and pairs, and ``polars-graded report --unjudged-label`` reaches them.
 
-judgment_bounds itself is checked against pytrec_eval in test_judgment_bounds.py.
+judgment_bounds itself is checked against pytrec_eval in test_stats_judgment_bounds.py.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from cli_helpers import assert_one_line_error, run
 from conftest import make_random_table
 from report_helpers import MEASURES, Page, synthetic_table
 
-from polars_graded.judgment_bounds import judgment_bounds, order_flips
 from polars_graded.report import Report, compute_report, to_html, to_markdown
 from polars_graded.report.judgments import JUDGED_AT, MAX_FLIPS, judgments_section
 from polars_graded.report.text import fmt
+from polars_graded.stats.judgment_bounds import judgment_bounds, order_flips
 
 TRIALS = 200
 NO_UNJUDGED = "No retrieved row is unjudged: the bounds equal the values."

@@ -11,10 +11,10 @@ import polars as pl
 import pytest
 from report_helpers import MEASURES, TRIALS, synthetic_table
 
-from polars_graded.compare_pairs import compare_pairs
 from polars_graded.report import Report, compute_report, to_html, to_markdown
 from polars_graded.report.blocks import Table
 from polars_graded.report.pairs import letters_table, pairs_section
+from polars_graded.stats.pairs import compare_pairs
 
 OPTIONS = {"trials": TRIALS, "bootstrap": TRIALS, "seed": 3}
 

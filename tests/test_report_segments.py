@@ -17,7 +17,7 @@ import polars_graded as pg
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.report import Report, compute_report, to_html, to_markdown
 from polars_graded.report.segments import segments_section
-from polars_graded.segments import compare_segments
+from polars_graded.stats.segments import compare_segments
 
 MEASURES = ["ap", "ndcg@3"]
 OPTIONS = {"trials": 200, "bootstrap": 200, "seed": 1}

@@ -39,7 +39,7 @@ from strategies import long_tables, tied_tables
 import polars_graded as pg
 from polars_graded.cli import main
 from polars_graded.measures import MEASURES as LIBRARY_MEASURES
-from polars_graded.measures import mu_ap_sweep
+from polars_graded.measures.kernels import mu_ap_sweep
 
 
 def base_name(measure: str) -> str:

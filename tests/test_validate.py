@@ -4,7 +4,7 @@ library's own exceptions with useful messages.
 Errors subclass ``pg.GradedError`` (and the matching builtin, see test_errors); messages name
 the column and the rule and show up to five offending keys; on a LazyFrame the data checks
 raise at collect time; an empty table gives an empty result with the right columns. Bad
-measure strings are test_measures_grammar's, bad options test_options'.
+measure strings are test_measures_names_grammar's, bad options test_options'.
 """
 
 from __future__ import annotations

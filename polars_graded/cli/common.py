@@ -30,14 +30,15 @@ from typing import Any, Final, NamedTuple, NoReturn, get_args
 import polars as pl
 
 from polars_graded.errors import GradedWarning
-from polars_graded.io import join_run_qrels, parquet
+from polars_graded.io import join_run_qrels
 from polars_graded.io.csv_tables import check_csv_fields, check_csv_numbers
 from polars_graded.io.trec import QueriesMode
-from polars_graded.measures.grammar import split_top_level
+from polars_graded.measures.names.grammar import split_top_level
 from polars_graded.measures.registry import measure_help
 from polars_graded.options import COMPATS, DEFAULT_COMPAT, TIE_POLICIES, TableSpec
 from polars_graded.report import run_names, trec_table
-from polars_graded.statistics import DEFAULTS, Statistics
+from polars_graded.scale import parquet
+from polars_graded.stats.options import DEFAULTS, Statistics
 
 PROG: Final = "polars-graded"
 SYSTEM: Final = "system"
@@ -365,8 +366,8 @@ def add_statistics_option(
     metavar: str = "N",
 ) -> None:
     """``--name`` (then ``aliases``), an option of
-    :class:`~polars_graded.statistics.Statistics`: its default is the one of
-    :data:`~polars_graded.statistics.DEFAULTS`, and its help ``text`` says which.
+    :class:`~polars_graded.stats.options.Statistics`: its default is the one of
+    :data:`~polars_graded.stats.options.DEFAULTS`, and its help ``text`` says which.
 
     Examples
     --------
@@ -387,7 +388,7 @@ def add_statistics_option(
 
 
 def statistics_arguments(args: argparse.Namespace) -> dict[str, Any]:
-    """The options of :class:`~polars_graded.statistics.Statistics` that ``args`` has, as
+    """The options of :class:`~polars_graded.stats.options.Statistics` that ``args`` has, as
     keyword arguments.
 
     Examples
@@ -585,7 +586,7 @@ def read_table(
     """Scan a Parquet or CSV/TSV table lazily, choosing the reader by the file's extension.
 
     A directory or a glob is read as ``pl.scan_parquet`` reads it, with hive partitioning
-    (:func:`polars_graded.io.parquet.scan_source`). In a CSV/TSV table the ``keys``
+    (:func:`polars_graded.scale.parquet.scan_source`). In a CSV/TSV table the ``keys``
     (query, item and ``by`` columns, as named by the user) are read as text: inferring
     their type would make ``01`` and ``1`` one query. Other columns are inferred, but the
     ``numbers`` (score, relevance) are numbers: a CSV/TSV file is checked first
@@ -651,7 +652,7 @@ def is_parquet(path: Path) -> bool:
 
 def reading(table: str | None) -> contextlib.AbstractContextManager[None]:
     """Around reading a Parquet TABLE: a Polars error caused by one of its files names
-    the file (:func:`polars_graded.io.parquet.reading`).
+    the file (:func:`polars_graded.scale.parquet.reading`).
 
     Examples
     --------

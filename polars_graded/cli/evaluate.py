@@ -2,7 +2,7 @@
 
 The per-query values come from :func:`polars_graded.api.evaluate`, or, for a Parquet TABLE
 larger than ``--memory-budget`` (or with ``--partitions``), from
-:func:`polars_graded.io.parquet.evaluate_parquet`: the same bits either way. The printed
+:func:`polars_graded.scale.parquet.evaluate_parquet`: the same bits either way. The printed
 summary is :func:`polars_graded.plan.summary` of those values.
 """
 
@@ -41,10 +41,11 @@ from polars_graded.cli.common import (
 from polars_graded.cli.table import format_table
 from polars_graded.defaults import DEFAULT_MEASURES, ENGINE
 from polars_graded.errors import GradedError
-from polars_graded.io import join_run_qrels, parquet, read_trec_qrels, read_trec_run
-from polars_graded.measures.grammar import measure_name
+from polars_graded.io import join_run_qrels, read_trec_qrels, read_trec_run
+from polars_graded.measures.names.grammar import measure_name
 from polars_graded.options import TableSpec
 from polars_graded.report import trec_table
+from polars_graded.scale import parquet
 
 _OUTPUT_SUFFIXES = (".parquet", ".pq", ".csv")
 _INPUT: Final = InputHelp(

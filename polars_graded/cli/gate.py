@@ -30,8 +30,8 @@ from polars_graded.cli.common import (
     table_spec,
 )
 from polars_graded.cli.values import check_output_file, named_system, resample_count, seed_number
-from polars_graded.gate import GateResult, gate
-from polars_graded.statistics import DEFAULTS, MISSING_POLICIES
+from polars_graded.stats.gate import GateResult, gate
+from polars_graded.stats.options import DEFAULTS, MISSING_POLICIES
 
 _INPUT: Final = InputHelp(
     table=(

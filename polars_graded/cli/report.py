@@ -30,8 +30,8 @@ from polars_graded.cli.values import named_system, resample_count, seed_number
 from polars_graded.defaults import REPORT_MEASURES
 from polars_graded.errors import GradedError
 from polars_graded.report import build_report, require_extras
-from polars_graded.segments import join_segment_table
-from polars_graded.statistics import CORRECTIONS, DEFAULTS, MISSING_POLICIES
+from polars_graded.stats.options import CORRECTIONS, DEFAULTS, MISSING_POLICIES
+from polars_graded.stats.segments import join_segment_table
 
 _INPUT: Final = InputHelp(
     table=(
@@ -213,7 +213,7 @@ def with_segments(
     A query the segment table lacks gets null segments (a segment of its own) and a
     warning; a table that matches no query, a query it lists twice, a segment column the
     input already has, and ids or segments of the wrong type
-    (:func:`~polars_graded.segments.join_segment_table`) are refused.
+    (:func:`~polars_graded.stats.segments.join_segment_table`) are refused.
 
     Examples
     --------

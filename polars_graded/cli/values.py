@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from polars_graded.cli.common import CommandError, check_folder, positive
-from polars_graded.statistics import MAX_RESAMPLES
+from polars_graded.stats.options import MAX_RESAMPLES
 
 
 def seed_number(text: str) -> int:
@@ -34,7 +34,7 @@ def seed_number(text: str) -> int:
 
 def resample_count(text: str) -> int:
     """``--trials``, ``--bootstrap``: a whole number from 1 to
-    :data:`~polars_graded.statistics.MAX_RESAMPLES`.
+    :data:`~polars_graded.stats.options.MAX_RESAMPLES`.
 
     Examples
     --------

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from polars_graded.measures import registry
 from polars_graded.measures.base import Measure
-from polars_graded.measures.grammar import (
+from polars_graded.measures.names.grammar import (
     MeasureSpec,
     as_measures,
     as_named_measures,
@@ -52,7 +52,7 @@ from polars_graded.measures.grammar import (
 from polars_graded.measures.registry import MEASURES
 
 if TYPE_CHECKING:  # the ready-made instances and their classes, typed
-    from polars_graded.measures.generated_measures import *  # noqa: F403
+    from polars_graded.measures.generated.measures import *  # noqa: F403
 else:
     globals().update(registry.INSTANCES)
     globals().update({cls.__name__: cls for cls in registry.CLASSES})

@@ -13,8 +13,8 @@ import dataclasses
 import polars as pl
 
 from polars_graded.measures.base import Declaration, ThresholdMeasure, safe_ratio
+from polars_graded.measures.kernels.tie_average import expected_precision_at_hits
 from polars_graded.measures.registry import register
-from polars_graded.measures.tie_average import expected_precision_at_hits
 from polars_graded.ranking import Ranked
 
 

@@ -2,7 +2,8 @@
 
 A measure such as ``AP(rel=2) @ 10`` is a frozen, hashable object. ``str()`` gives its
 canonical name (``"ap(rel=2)@10"``), which is also the name of its result column and what
-:func:`polars_graded.parse_measure` reads back (the rule: :mod:`polars_graded.measures.grammar`,
+:func:`polars_graded.parse_measure` reads back (the rule:
+:mod:`polars_graded.measures.names.grammar`,
 "Canonical names"). Calling a measure returns a copy with other parameters; ``@ k`` returns a
 copy with a cutoff.
 
@@ -68,12 +69,12 @@ class Declaration:
     ir_measures: Mapping[str, str] = field(default_factory=dict)
     """ir_measures pattern -> the same measure here: ``{k}`` the value after ``@`` (required),
     a trailing ``[@{k}]`` an optional cutoff, ``{param}`` an ir_measures parameter (rules in
-    :mod:`polars_graded.measures.ir_names`); empty: none there."""
+    :mod:`polars_graded.measures.names.ir_names`); empty: none there."""
     counts: bool = False
     """The values are counts (``num_ret``, ...): Int64 columns, not Float64."""
     averages_ties: bool = True
     """``ties="average"`` has a closed form; ``False``: the measure refuses that policy
-    (:func:`polars_graded.measures.unaveraged.refuse_averaged_ties`)."""
+    (:func:`polars_graded.measures.kernels.unaveraged.refuse_averaged_ties`)."""
 
     @property
     def takes_cutoff(self) -> bool:

@@ -22,8 +22,8 @@ import dataclasses
 import polars as pl
 
 from polars_graded.measures.base import Declaration, ThresholdMeasure, safe_ratio
+from polars_graded.measures.kernels.unaveraged import refuse_averaged_ties
 from polars_graded.measures.registry import register
-from polars_graded.measures.unaveraged import refuse_averaged_ties
 from polars_graded.ranking import Ranked
 
 INFAP_EPSILON = 0.00001

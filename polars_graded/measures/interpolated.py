@@ -30,8 +30,8 @@ from polars_graded.measures.base import (
     param,
     shown,
 )
+from polars_graded.measures.kernels.unaveraged import refuse_averaged_ties
 from polars_graded.measures.registry import register
-from polars_graded.measures.unaveraged import refuse_averaged_ties
 from polars_graded.ranking import Ranked
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)

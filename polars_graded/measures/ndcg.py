@@ -14,7 +14,7 @@ import polars as pl
 
 from polars_graded.errors import MeasureParameterError
 from polars_graded.measures.base import Declaration, check_number, param
-from polars_graded.measures.gains import (
+from polars_graded.measures.kernels.gains import (
     GainMeasure,
     dcg,
     gain_function,
@@ -64,7 +64,8 @@ class NormalizedDCG(GainMeasure):
     """NDCG@k: ``DCG@k / IDCG@k``, 0 when the ideal DCG is 0 (module docstring).
 
     Exponential gains are scaled by a power of two on queries whose top label is above
-    1000 (:func:`~polars_graded.measures.gains.relative_exp_gain`): the ratio keeps its bits.
+    1000 (:func:`~polars_graded.measures.kernels.gains.relative_exp_gain`): the ratio keeps its
+    bits.
 
     Examples
     --------

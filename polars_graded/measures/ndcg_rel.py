@@ -1,6 +1,6 @@
 """trec_eval's experimental NDCG averages ``ndcg_rel`` and ``Rndcg`` (Buckley, 2008).
 
-Both read trec_eval's gains (:mod:`~polars_graded.measures.trec_gains`; gain = label by
+Both read trec_eval's gains (:mod:`~polars_graded.measures.kernels.trec_gains`; gain = label by
 default) and ``NDCG@c = DCG@c / IDCG@c``, the ideal DCG over the P rows of positive ideal
 gain (``i_1 >= i_2 >= ...``), N the rows retrieved.
 
@@ -29,15 +29,15 @@ from typing import cast
 import polars as pl
 
 from polars_graded.measures.base import Declaration, ThresholdMeasure, safe_ratio
-from polars_graded.measures.gains import GainSpec, discount
-from polars_graded.measures.registry import register
-from polars_graded.measures.trec_gains import (
+from polars_graded.measures.kernels.gains import GainSpec, discount
+from polars_graded.measures.kernels.trec_gains import (
     TrecGainMeasure,
     cumulative_dcg,
     ideal_gain_list,
     retrieved_gains,
 )
-from polars_graded.measures.unaveraged import refuse_averaged_ties
+from polars_graded.measures.kernels.unaveraged import refuse_averaged_ties
+from polars_graded.measures.registry import register
 from polars_graded.ranking import Ranked
 
 

@@ -12,7 +12,7 @@ import dataclasses
 import polars as pl
 
 from polars_graded.measures.base import Declaration, Measure
-from polars_graded.measures.gains import Gain, exp_gain, mean_ndcg_over_cutoffs, ndcg
+from polars_graded.measures.kernels.gains import Gain, exp_gain, mean_ndcg_over_cutoffs, ndcg
 from polars_graded.measures.registry import register
 from polars_graded.ranking import Ranked
 

@@ -19,7 +19,7 @@ label <= 0, and unjudged rows, gain nothing. A cutoff keeps ``R``, as AP's does;
 Under ``ties="average"`` the expectation at offset ``j`` of a tie group of ``n`` rows holding
 ``c`` relevant rows of total gain ``S``, after ``C`` relevant rows of gain ``cg_before``:
 ``E[hit C(p)] = (c/n) (C + s)`` and ``E[hit cg(p)] = (c/n) cg_before + (S/n) s``, with
-``s = 1 + (j - 1)(c - 1)/(n - 1)`` (see :mod:`polars_graded.measures.tie_average`).
+``s = 1 + (j - 1)(c - 1)/(n - 1)`` (see :mod:`polars_graded.measures.kernels.tie_average`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import polars as pl
 
 from polars_graded.errors import MeasureParameterError
 from polars_graded.measures.base import Declaration, Measure, check_number, param, safe_ratio
-from polars_graded.measures.gains import (
+from polars_graded.measures.kernels.gains import (
     Gain,
     GainSpec,
     check_gain,
@@ -39,8 +39,8 @@ from polars_graded.measures.gains import (
     ideal_gains,
     is_monotone,
 )
+from polars_graded.measures.kernels.tie_average import expected_earlier_hits, group_hits, group_sums
 from polars_graded.measures.registry import register
-from polars_graded.measures.tie_average import expected_earlier_hits, group_hits, group_sums
 from polars_graded.ranking import Ranked
 
 

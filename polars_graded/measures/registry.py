@@ -6,7 +6,7 @@ declared order: :data:`MEASURES` (canonical name -> instance with default parame
 :data:`ALIASES`, :data:`INSTANCES`, and the parameters of each expression function and
 namespace shortcut (:func:`parameters`, :func:`signature`, :func:`bind`). The texts made from
 it (docstrings, the README table, the typing stubs) are in
-:mod:`polars_graded.measures.generate`.
+:mod:`polars_graded.measures.generated.generate`.
 """
 
 from __future__ import annotations
@@ -68,10 +68,11 @@ def _check_unique(declaration: Declaration, owner: str) -> None:
 
 
 def _import_every_module() -> None:
-    """Import each module of this package (but ``__main__``): the family modules register
-    their measures."""
+    """Import each module of this package (but ``__main__`` and the subpackages): the family
+    modules register their measures."""
     for module in pkgutil.iter_modules([str(Path(__file__).parent)]):
-        if module.name not in (Path(__file__).stem, "__main__"):
+        # Subpackages hold the names and kernels, which declare no measure.
+        if not module.ispkg and module.name not in (Path(__file__).stem, "__main__"):
             importlib.import_module(f"{__package__}.{module.name}")
 
 

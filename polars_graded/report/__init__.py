@@ -2,7 +2,7 @@
 
 :func:`build_report` (also :func:`report`) evaluates a long table with a system column (TREC
 runs and qrels are joined into one by :func:`trec_table`), compares every system with a
-baseline (:func:`polars_graded.compare.compare`) and breaks µMAP down by relevance threshold
+baseline (:func:`polars_graded.stats.compare.compare`) and breaks µMAP down by relevance threshold
 (:func:`polars_graded.api.per_threshold`), all under one tie policy (``ties=``); it states
 how much tied scores move each mean (:func:`~polars_graded.report.ties.tie_effects`) and
 writes ``report.html`` (figures embedded as PNG data URIs, CSS inline, no script, no link
@@ -35,7 +35,6 @@ from pathlib import Path
 
 import polars as pl
 
-from polars_graded.compare import by_column
 from polars_graded.errors import InvalidValueError
 from polars_graded.report.compute import compute_report, describe, require_extras
 from polars_graded.report.content import FILES, Description, Report, Settings
@@ -44,6 +43,7 @@ from polars_graded.report.inputs import run_names, trec_table
 from polars_graded.report.latex import LATEX_FILE, to_latex_report
 from polars_graded.report.markdown import to_markdown
 from polars_graded.report.ties import count_ties, tie_effects
+from polars_graded.stats.compare import by_column
 from polars_graded.validate import check_frame
 
 __all__ = [

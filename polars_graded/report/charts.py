@@ -88,7 +88,7 @@ def measure_bars(
     Parameters
     ----------
     comparison
-        The output of :func:`~polars_graded.compare.compare`.
+        The output of :func:`~polars_graded.stats.compare.compare`.
     measure
         The measure to draw.
     order
@@ -251,7 +251,7 @@ def differences(
     order
         The systems; the first is the baseline and gets no panel.
     comparison
-        The output of :func:`~polars_graded.compare.compare` (marks the significant ones).
+        The output of :func:`~polars_graded.stats.compare.compare` (marks the significant ones).
 
     Examples
     --------
@@ -302,7 +302,7 @@ def tau_heatmap(correlations: pl.DataFrame, variants: Sequence[str], value: str 
     Parameters
     ----------
     correlations
-        The output of :func:`~polars_graded.stability.rank_correlations` (``variant_a``,
+        The output of :func:`~polars_graded.stats.stability.rank_correlations` (``variant_a``,
         ``variant_b`` and ``value``); the diagonal is drawn as 1, a missing or NaN cell
         grey with ``–``.
     variants

@@ -11,7 +11,6 @@ from typing import Literal, Unpack
 import polars as pl
 
 from polars_graded import api
-from polars_graded.compare import compare_with, order_systems, query_grid
 from polars_graded.defaults import ENGINE, REPORT_MEASURES
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.measures import as_measures
@@ -20,8 +19,9 @@ from polars_graded.report.content import Description, Report, Settings
 from polars_graded.report.inputs import report_spec
 from polars_graded.report.sections import BLOCK_STEPS
 from polars_graded.report.ties import tie_effects
-from polars_graded.segments import MIN_QUERIES
-from polars_graded.statistics import DEFAULTS, Correction, MissingPolicy, Statistics
+from polars_graded.stats.compare import compare_with, order_systems, query_grid
+from polars_graded.stats.options import DEFAULTS, Correction, MissingPolicy, Statistics
+from polars_graded.stats.segments import MIN_QUERIES
 from polars_graded.validate import check_frame
 
 EXTRAS = ("matplotlib", "scipy")
@@ -137,7 +137,7 @@ def compute_report(
         The system every other is compared with (default: the first in sorted order).
     missing
         A query a system has no row for: ``"zero"`` scores it 0, ``"common"`` keeps only
-        the queries every system has (see :func:`~polars_graded.compare.compare`).
+        the queries every system has (see :func:`~polars_graded.stats.compare.compare`).
     trials, bootstrap, confidence, alpha, seed
         Randomization-test trials, bootstrap resamples, confidence level of the
         intervals, significance level, random seed.
@@ -221,7 +221,8 @@ def _require_system(lf: pl.LazyFrame, spec: TableSpec) -> None:
 
 
 def _baseline(per_query: pl.DataFrame, spec: TableSpec, wanted: str | None) -> str:
-    """The baseline of :func:`~polars_graded.compare.order_systems` among the systems as text."""
+    """The baseline of :func:`~polars_graded.stats.compare.order_systems` among the systems, as
+    text."""
     systems = per_query.get_column(spec.by[0]).cast(pl.String)
     if systems.is_empty():
         msg = "the table has no rows to report on"
@@ -289,7 +290,7 @@ def paired_differences(report: Report, measure: str) -> pl.DataFrame:
 
     Queries a system has no value for follow ``missing``: 0 with ``"zero"``, left out
     with ``"common"`` (only the queries every system has; see
-    :func:`~polars_graded.compare.query_grid`).
+    :func:`~polars_graded.stats.compare.query_grid`).
 
     Examples
     --------

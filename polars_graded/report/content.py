@@ -11,8 +11,8 @@ import polars as pl
 
 import polars_graded
 from polars_graded.options import DEFAULT_COMPAT, Compat, Ties
-from polars_graded.segments import MIN_QUERIES
-from polars_graded.statistics import DEFAULTS, Statistics
+from polars_graded.stats.options import DEFAULTS, Statistics
+from polars_graded.stats.segments import MIN_QUERIES
 
 FILES: tuple[str, str, str] = ("report.html", "report.md", "per_query.parquet")
 """The files of a report, in the order of :class:`~polars_graded.report.ReportFiles`."""
@@ -86,12 +86,12 @@ class Report:
     """Everything a report shows (see :func:`~polars_graded.report.compute_report`).
 
     ``per_query``: ``evaluate(measures, by=system)``. ``comparison``: the output of
-    :func:`~polars_graded.compare.compare`, its key column named ``system``. ``thresholds``: of
+    :func:`polars_graded.compare`, its key column named ``system``. ``thresholds``: of
     :func:`~polars_graded.api.per_threshold` by system. ``order``: the systems as the
     tables and charts list them, the baseline first, then by the first measure's mean.
     ``ties``: per system (in ``order``) and measure, what the tie policy changes (see
     :func:`~polars_graded.report.ties.tie_effects`). ``pairs``: every pair of systems
-    (:func:`~polars_graded.compare_pairs.compare_pairs`); ``segments``: per segment
+    (:func:`~polars_graded.stats.pairs.compare_pairs`); ``segments``: per segment
     (``Settings.segment``; ``None`` without one); ``judgments``: each mean with unjudged rows
     counted as not relevant, as relevant, and removed; ``stability``: Kendall's tau and
     tau_AP between the orders of systems under each variant; ``power``: discriminative

@@ -100,7 +100,7 @@ TEST_COLUMNS = {
     "p_randomization": "p rand.",
     "p_randomization_holm": "p rand. Holm",
 }
-"""The columns of :func:`~polars_graded.compare.compare` the tests table shows, and their
+"""The columns of :func:`~polars_graded.stats.compare.compare` the tests table shows, and their
 headers."""
 
 Head = Sequence[tuple[str, bool]]

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import polars as pl
 
-from polars_graded.compare import by_column
 from polars_graded.errors import InvalidValueError
 from polars_graded.io.trec import QueriesMode, join_run_qrels, read_trec_qrels, read_trec_run
 from polars_graded.options import ColumnOptions, TableSpec
+from polars_graded.stats.compare import by_column
 
 
 def report_spec(columns: ColumnOptions, system: str | None = None) -> TableSpec:
     """The table spec of a report's column keywords, checked once.
 
     ``by`` names the one system column (default ``"system"``); ``system`` is its deprecated
-    alias (see :func:`~polars_graded.compare.by_column`). The other keywords are those of
+    alias (see :func:`~polars_graded.stats.compare.by_column`). The other keywords are those of
     :class:`~polars_graded.options.ColumnOptions`.
 
     Examples

@@ -1,8 +1,8 @@
 """The report's section "Incomplete judgments": each mean with unjudged retrieved rows
 counted as not relevant, as relevant and removed
-(:func:`~polars_graded.judgment_bounds.judgment_bounds`), beside Judged@k, and the pairs
+(:func:`~polars_graded.stats.judgment_bounds.judgment_bounds`), beside Judged@k, and the pairs
 of systems whose order those bounds leave open
-(:func:`~polars_graded.judgment_bounds.order_flips`)."""
+(:func:`~polars_graded.stats.judgment_bounds.order_flips`)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ from dataclasses import replace
 
 import polars as pl
 
-from polars_graded.judgment_bounds import (
-    bounded_measures,
-    default_label,
-    judgment_bounds,
-    order_flips,
-)
 from polars_graded.options import TableSpec
 from polars_graded.report.blocks import Section, Table
 from polars_graded.report.content import Report
 from polars_graded.report.names import with_short_names
 from polars_graded.report.text import fmt
+from polars_graded.stats.judgment_bounds import (
+    bounded_measures,
+    default_label,
+    judgment_bounds,
+    order_flips,
+)
 
 KEY = "judgments"
 TITLE = "Incomplete judgments"
@@ -33,7 +33,7 @@ _SPAN = ("value", "low", "high")
 
 def add_judgments(lf: pl.LazyFrame, spec: TableSpec, report: Report) -> Report:
     """``report`` with ``judgments``: the bounds of its measures (those
-    :func:`~polars_graded.judgment_bounds.bounded_measures` keeps; ``None`` when none is
+    :func:`~polars_graded.stats.judgment_bounds.bounded_measures` keeps; ``None`` when none is
     left) under its table options, ``missing`` and ``unjudged_label``, the system column
     named ``system`` as String.
 
@@ -151,7 +151,7 @@ def _flip_parts(bounds: pl.DataFrame, order: tuple[str, ...]) -> tuple[str | Tab
 
 
 def shown_flips(flips: pl.DataFrame) -> pl.DataFrame:
-    """The pairs of :func:`~polars_graded.judgment_bounds.order_flips` the section lists:
+    """The pairs of :func:`~polars_graded.stats.judgment_bounds.order_flips` the section lists:
     per measure (in their order) the :data:`MAX_FLIPS` with the smallest difference of
     values first, as text.
 

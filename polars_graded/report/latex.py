@@ -1,16 +1,16 @@
 r"""A report's tables for a paper (``report.tex``): the means with the best in bold and the
-marks of the baseline comparison (:func:`~polars_graded.latex.means_latex`), and with
+marks of the baseline comparison (:func:`~polars_graded.stats.latex.means_latex`), and with
 ``all_pairs`` the compact letters of every measure. A document fragment to ``\input``; it
 needs ``\usepackage{booktabs,amssymb}``. Every text the user chose (the title, the names
-of the systems and measures) goes through :func:`~polars_graded.latex.escape`, line
+of the systems and measures) goes through :func:`~polars_graded.stats.latex.escape`, line
 breaks included, in the comments too."""
 
 from __future__ import annotations
 
-from polars_graded.latex import escape, means_latex, to_latex
 from polars_graded.report.content import Report
 from polars_graded.report.pairs import letters_table
 from polars_graded.report.text import CORRECTION_NAMES
+from polars_graded.stats.latex import escape, means_latex, to_latex
 
 LATEX_FILE = "report.tex"
 """The file :func:`~polars_graded.report.write_report` writes with ``latex=True``."""

@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from polars_graded.compare import TIE_TOLERANCE
 from polars_graded.report.blocks import Figure, Section, Table
 from polars_graded.report.compute import paired_differences
 from polars_graded.report.content import FILES, Report
@@ -38,6 +37,7 @@ from polars_graded.report.text import (
     threshold_table,
 )
 from polars_graded.report.ties import tie_chunks, tie_lines, tie_rows, tie_rule
+from polars_graded.stats.compare import TIE_TOLERANCE
 
 # Inline Markdown: backslash, code, emphasis, strikethrough, a cell's end, math (GitHub's
 # $...$), an underscore at a word's edge (inside a word it is literal: mu_ap), a link's ](.

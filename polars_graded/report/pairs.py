@@ -1,5 +1,5 @@
 """The report's section "All pairs": every system against every other
-(:func:`~polars_graded.compare_pairs.compare_pairs`), as compact letters per measure and the
+(:func:`~polars_graded.stats.pairs.compare_pairs`), as compact letters per measure and the
 pairs of the first measure with their wins, ties, losses, difference, interval and tests."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from dataclasses import replace
 
 import polars as pl
 
-from polars_graded.compare_pairs import compact_letters, compare_pairs_with
 from polars_graded.options import TableSpec
 from polars_graded.report.blocks import Section, Table
 from polars_graded.report.content import Report
 from polars_graded.report.names import with_short_names
 from polars_graded.report.text import CORRECTION_NAMES, fmt
+from polars_graded.stats.pairs import compact_letters, compare_pairs_with
 
 PAIR_COLUMNS = (
     "wins",
@@ -26,7 +26,7 @@ PAIR_COLUMNS = (
     "p_randomization_adjusted",
     "p_tukey",
 )
-"""The columns of :func:`~polars_graded.compare_pairs.compare_pairs` the pairs table shows."""
+"""The columns of :func:`~polars_graded.stats.pairs.compare_pairs` the pairs table shows."""
 
 
 def add_pairs(lf: pl.LazyFrame, spec: TableSpec, report: Report) -> Report:
@@ -90,7 +90,7 @@ def pairs_section(report: Report) -> Section | None:
 
 def letters_table(report: Report, pairs: pl.DataFrame) -> pl.DataFrame:
     """Per system (report order), per measure: its mean and compact letters
-    (:func:`~polars_graded.compare_pairs.compact_letters` at the report's α), as text.
+    (:func:`~polars_graded.stats.pairs.compact_letters` at the report's α), as text.
 
     Examples
     --------
@@ -123,7 +123,7 @@ def _sentence(report: Report) -> str:
         f"α = {stats.alpha:g}. Beside it, the randomized Tukey HSD (Carterette 2012: one "
         "distribution of the largest difference of means, from permuting each query's "
         "values across the systems) controls the error over all pairs by itself. "
-        f"polars_graded.compare_pairs gives every pair of every measure.{_floor(report)}"
+        f"polars_graded.stats.pairs gives every pair of every measure.{_floor(report)}"
     )
 
 

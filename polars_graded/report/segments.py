@@ -1,8 +1,8 @@
 """The report's section "Segments": every system against the baseline within each segment of
 the queries (``Settings.segment``: a language, a market), corrected across segments x
 systems, and the systems whose order against the baseline reverses in a segment
-(:func:`~polars_graded.segments.compare_segments`,
-:func:`~polars_graded.segments.segment_reversals`): the significant ones in sentences, the
+(:func:`~polars_graded.stats.segments.compare_segments`,
+:func:`~polars_graded.stats.segments.segment_reversals`): the significant ones in sentences, the
 others in a table."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from polars_graded.report.blocks import Part, Section, Table
 from polars_graded.report.content import Report
 from polars_graded.report.names import short_names, with_short_names
 from polars_graded.report.text import BETTER, CORRECTION_NAMES, WORSE, fmt, fmt_diff, marker
-from polars_graded.segments import compare_segments_with, segment_reversals
+from polars_graded.stats.segments import compare_segments_with, segment_reversals
 
 NULL_SEGMENT = "(null)"
 """How a null segment value is shown."""
@@ -27,7 +27,7 @@ _LABEL = "__pg_segment"
 
 
 def add_segments(lf: pl.LazyFrame, spec: TableSpec, report: Report) -> Report:
-    """``report`` with ``segments``: :func:`~polars_graded.segments.compare_segments` with
+    """``report`` with ``segments``: :func:`~polars_graded.stats.segments.compare_segments` with
     the report's settings on its per-query values, each query with its segment from the
     table (the system column named ``system``, as String); unchanged without
     ``Settings.segment``.

@@ -7,8 +7,8 @@ systems apart most often.
 (``report.thresholds``, named as that table names them), the other gain of each measure that
 takes one (:func:`other_gain`, evaluated here through :mod:`polars_graded.api`) and, when
 scores tie, each measure under the other tie policy (``report.ties``). :func:`add_stability`
-sets ``report.stability`` (:func:`~polars_graded.stability.rank_correlations` of those
-means) and ``report.power`` (:func:`~polars_graded.stability.discriminative_power` of
+sets ``report.stability`` (:func:`~polars_graded.stats.stability.rank_correlations` of those
+means) and ``report.power`` (:func:`~polars_graded.stats.stability.discriminative_power` of
 ``report.pairs``); :func:`stability_section` says what they show.
 """
 
@@ -19,7 +19,6 @@ import dataclasses
 import polars as pl
 
 from polars_graded import api
-from polars_graded.compare import system_means
 from polars_graded.defaults import ENGINE
 from polars_graded.errors import InvalidValueError
 from polars_graded.measures import as_measures
@@ -30,7 +29,8 @@ from polars_graded.report.charts import tau_heatmap
 from polars_graded.report.content import Report
 from polars_graded.report.text import CORRECTION_NAMES, fmt, map_name, shown_thresholds
 from polars_graded.report.ties import tie_rule
-from polars_graded.stability import discriminative_power, rank_correlations
+from polars_graded.stats.compare import system_means
+from polars_graded.stats.stability import discriminative_power, rank_correlations
 
 MIN_SYSTEMS = 3
 """Fewer systems than this: the section says the orders are too short to compare."""

@@ -13,7 +13,6 @@ from typing import Unpack
 import polars as pl
 
 from polars_graded import api
-from polars_graded.compare import system_means
 from polars_graded.defaults import ENGINE
 from polars_graded.measures import as_measures
 from polars_graded.options import SCORE_PRECISION, ColumnOptions, TableSpec, TiePolicy, Ties
@@ -21,7 +20,8 @@ from polars_graded.ranking import tie_size
 from polars_graded.report.content import Report
 from polars_graded.report.inputs import report_spec
 from polars_graded.report.text import fmt_diff
-from polars_graded.statistics import DEFAULTS, MissingPolicy
+from polars_graded.stats.compare import system_means
+from polars_graded.stats.options import DEFAULTS, MissingPolicy
 
 TIE_RULES: dict[str, str] = {
     "trec_eval": "ties by item id descending, as trec_eval",
@@ -111,7 +111,7 @@ def tie_effects(
     ``"trec_eval"`` when the report uses ``"average"``. ``per_query`` holds the values under
     ``spec.ties``; the other policy is evaluated on the systems that have tied rows only
     (without ties every policy gives the same bits). Means follow ``missing`` as the
-    summary's do (:func:`~polars_graded.compare.system_means`).
+    summary's do (:func:`~polars_graded.stats.compare.system_means`).
 
     Returns
     -------

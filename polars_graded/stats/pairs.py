@@ -1,0 +1,489 @@
+"""Compare every pair of systems: paired randomization tests corrected across pairs, and
+the randomized Tukey HSD.
+
+:func:`compare_pairs` (also ``compare(..., pairs="all")``) takes the per-query table of
+``pg.evaluate(table, measures, by="system")`` and tests, per measure, every system against
+every other. It reuses :mod:`polars_graded.stats.compare`'s inputs, bootstrap and sign-flip test
+(one sign matrix and one resample matrix shared by every pair and measure) and adds the
+correction across pairs (:func:`adjust`, with :func:`benjamini_hochberg`) and the randomized
+Tukey HSD (:func:`tukey_hsd_p`), vectorised in numpy and chunked to bound memory;
+:func:`significance_matrix` shows one measure's result as a system-by-system matrix, and
+:func:`compact_letters` as letters (systems that share one do not differ significantly).
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from polars_graded.errors import InvalidValueError
+from polars_graded.stats.compare import (
+    CHUNK_ELEMENTS,
+    TIE_TOLERANCE,
+    bootstrap_means,
+    by_column,
+    holm,
+    randomization_p,
+    value_matrix,
+)
+from polars_graded.stats.options import (
+    DEFAULTS,
+    Correction,
+    MissingPolicy,
+    Statistics,
+    check_correction,
+)
+from polars_graded.validate import check_frame
+
+
+def compare_pairs(
+    per_query: pl.DataFrame | pl.LazyFrame,
+    measures: Sequence[str] | None = None,
+    *,
+    by: str | Sequence[str] = "system",
+    query: str = "query",
+    missing: MissingPolicy = DEFAULTS.missing,
+    correction: Correction = DEFAULTS.correction,
+    trials: int = DEFAULTS.trials,
+    bootstrap: int = DEFAULTS.bootstrap,
+    confidence: float = DEFAULTS.confidence,
+    alpha: float = DEFAULTS.alpha,
+    seed: int = DEFAULTS.seed,
+) -> pl.DataFrame:
+    """Compare every pair of systems, per measure, with paired tests corrected across pairs.
+
+    Parameters
+    ----------
+    per_query, measures, by, query, missing, trials, bootstrap, confidence, seed
+        As in :func:`polars_graded.stats.compare.compare`; ``trials`` serves both tests.
+    correction
+        How ``p_randomization`` is corrected across the pairs of each measure:
+        ``"holm"`` (Holm–Bonferroni, default), ``"bh"`` (Benjamini–Hochberg), ``"none"``.
+    alpha
+        Level at which ``significant`` is set, on ``p_randomization_adjusted``.
+
+    Returns
+    -------
+    DataFrame
+        One row per (measure, pair ``a < b`` of systems in sorted order), by measure in the
+        given order, then ``a``, then ``b``. Columns:
+
+        - ``{by}_a``, ``{by}_b`` (the input's dtype), ``measure`` (String), ``n_queries``;
+        - ``mean_a``, ``mean_b``; ``diff`` = ``mean_b - mean_a`` (positive: ``b`` better);
+          ``diff_ci_low``, ``diff_ci_high``: bootstrap percentile interval of the paired
+          mean difference;
+        - ``wins``, ``ties``, ``losses`` (Int64): queries where ``b`` scores above, within
+          ``TIE_TOLERANCE`` (absolute) of, and below ``a``;
+        - ``p_randomization``: the paired two-sided sign-flip test of
+          :func:`~polars_graded.stats.compare.compare`; ``p_randomization_adjusted``: corrected
+          across the pairs of the measure by ``correction``;
+        - ``p_tukey``: randomized Tukey HSD p-value (:func:`tukey_hsd_p`), which controls
+          the error over all pairs by itself;
+        - ``significant`` (Boolean): ``p_randomization_adjusted < alpha``.
+
+    Raises
+    ------
+    InvalidValueError
+        A bad ``correction``, or as :func:`~polars_graded.stats.compare.compare`.
+    MissingColumnError, ColumnTypeError, DuplicateKeyError
+        As :func:`~polars_graded.stats.compare.compare`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> per_query = pl.DataFrame({
+    ...     "system": ["a"] * 4 + ["b"] * 4 + ["c"] * 4,
+    ...     "query": [1, 2, 3, 4] * 3,
+    ...     "ap": [0.2, 0.4, 0.1, 0.5, 0.3, 0.6, 0.2, 0.5, 0.9, 0.8, 0.7, 0.9],
+    ... })
+    >>> out = compare_pairs(per_query, trials=1000, bootstrap=1000)
+    >>> cols = ["system_a", "system_b", pl.col("diff").round(3), "wins", "ties", "losses"]
+    >>> out.select(cols).rows()
+    [('a', 'b', 0.1, 3, 1, 0), ('a', 'c', 0.525, 4, 0, 0), ('b', 'c', 0.425, 4, 0, 0)]
+    """
+    check_frame(per_query, "compare_pairs")
+    by = by_column(by)
+    statistics = Statistics(missing, trials, bootstrap, confidence, alpha, seed, correction)
+    return compare_pairs_with(per_query, measures, statistics, by=by, query=query)
+
+
+def compare_pairs_with(
+    per_query: pl.DataFrame | pl.LazyFrame,
+    measures: Sequence[str] | None,
+    statistics: Statistics,
+    *,
+    by: str = "system",
+    query: str = "query",
+) -> pl.DataFrame:
+    """:func:`compare_pairs` with its options checked already, as ``statistics``; ``by``
+    names one column.
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame(
+    ...     {"system": ["a", "a", "b", "b"], "query": [1, 2, 1, 2], "ap": [0.5, 1.0, 1.0, 1.0]}
+    ... )
+    >>> out = compare_pairs_with(per_query, None, Statistics(trials=99, bootstrap=99))
+    >>> out.select("system_a", "system_b", "diff", "wins").rows()
+    [('a', 'b', 0.25, 1)]
+    """
+    names, systems, values, _ = value_matrix(
+        per_query, measures, by=by, query=query, missing=statistics.missing
+    )
+    first, second = np.triu_indices(systems.len(), k=1)
+    rng_boot, rng_flip, rng_perm = (
+        np.random.default_rng(s) for s in np.random.SeedSequence(statistics.seed).spawn(3)
+    )
+    columns = {
+        **_means(values, (first, second), statistics, rng=rng_boot),
+        **_counts(values[:, second] - values[:, first]),
+        **_tests(values, (first, second), statistics, rngs=(rng_flip, rng_perm)),
+    }
+    n_measures, n_pairs = len(names), first.size
+    out = pl.DataFrame(
+        {
+            f"{by}_a": systems.gather(np.tile(first, n_measures)),
+            f"{by}_b": systems.gather(np.tile(second, n_measures)),
+            "measure": np.repeat(np.array(names, dtype=object), n_pairs).tolist(),
+            "n_queries": np.full(n_measures * n_pairs, values.shape[2], dtype=np.int64),
+            **{name: column.ravel() for name, column in columns.items()},
+        },
+        schema_overrides={"measure": pl.String},
+    )
+    return out.with_columns(significant=pl.col("p_randomization_adjusted") < statistics.alpha)
+
+
+def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
+    """Benjamini–Hochberg adjusted p-values along the last axis.
+
+    The ``m`` p-values sorted ascending ``p_(1) <= ... <= p_(m)`` become
+    ``min(1, min_{j >= i} m p_(j) / j)``, returned in the input's order.
+
+    Examples
+    --------
+    >>> benjamini_hochberg(np.array([0.01, 0.04, 0.03])).round(4).tolist()
+    [0.03, 0.04, 0.04]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    m = p.shape[-1]
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, axis=-1, kind="stable")
+    scaled = m / np.arange(1, m + 1) * np.take_along_axis(p, order, axis=-1)
+    adjusted = np.minimum(1.0, np.flip(np.minimum.accumulate(np.flip(scaled, -1), -1), -1))
+    out = np.empty_like(adjusted)
+    np.put_along_axis(out, order, adjusted, axis=-1)
+    return out
+
+
+def adjust(p_values: np.ndarray, correction: Correction) -> np.ndarray:
+    """``p_values`` corrected along the last axis: Holm, Benjamini–Hochberg or unchanged.
+
+    Examples
+    --------
+    >>> p = np.array([0.01, 0.04, 0.03])
+    >>> [adjust(p, c).round(4).tolist() for c in ("holm", "bh", "none")]
+    [[0.03, 0.06, 0.06], [0.03, 0.04, 0.04], [0.01, 0.04, 0.03]]
+    """
+    check_correction(correction)
+    if correction == "holm":
+        return holm(p_values)
+    if correction == "bh":
+        return benjamini_hochberg(p_values)
+    return np.asarray(p_values, dtype=np.float64).copy()
+
+
+def tukey_hsd_p(values: np.ndarray, trials: int, rng: np.random.Generator) -> np.ndarray:
+    """Randomized Tukey HSD p-value of every pair of systems (Carterette, TOIS 2012).
+
+    ``values`` is (system, query). Each trial permutes every query's values across the
+    systems independently and takes the range (max minus min) of the systems' means; with
+    ``k`` the number of trials whose range is at least ``|mean_b - mean_a|`` (ties within
+    ``TIE_TOLERANCE`` times the sum over queries of each query's range included),
+    ``p = (1 + k) / (1 + trials)``, as the sign-flip test counts the observed arrangement.
+    Returns the (system, system) matrix of p-values, 1 on the diagonal. Sums stand for
+    means (the same order); the trials are chunked to bound memory.
+
+    Examples
+    --------
+    >>> values = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
+    >>> tukey_hsd_p(values, 99, np.random.default_rng(0)).shape
+    (3, 3)
+    """
+    n_systems, n_queries = values.shape
+    sums = values.sum(axis=1)
+    observed = np.abs(sums[None, :] - sums[:, None])
+    tolerance = TIE_TOLERANCE * np.ptp(values, axis=0).sum()
+    ranges = np.empty(trials)
+    chunk = max(1, CHUNK_ELEMENTS // (n_systems * n_queries))
+    columns = values.T[None]
+    for start in range(0, trials, chunk):
+        size = min(chunk, trials - start)
+        order = rng.random((size, n_queries, n_systems)).argsort(axis=2)
+        permuted = np.take_along_axis(columns, order, axis=2).sum(axis=1)
+        ranges[start : start + size] = permuted.max(axis=1) - permuted.min(axis=1)
+    ranges.sort()
+    at_least = trials - np.searchsorted(ranges, observed - tolerance, side="left")
+    p: np.ndarray = (1.0 + at_least) / (1.0 + trials)
+    return p
+
+
+def _means(
+    values: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    statistics: Statistics,
+    *,
+    rng: np.random.Generator,
+) -> dict[str, np.ndarray]:
+    """Means of each pair's systems, their difference and its paired bootstrap interval,
+    as (measure, pair)."""
+    first, second = pairs
+    n_measures, n_systems, n_queries = values.shape
+    mean = values.mean(axis=2)
+    resamples, confidence = statistics.bootstrap, statistics.confidence
+    boot = bootstrap_means(values.reshape(n_measures * n_systems, n_queries), resamples, rng)
+    boot = boot.reshape(n_measures, n_systems, resamples)
+    quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]
+    # One measure at a time: (pair, resample) differences stay small.
+    diff_ci = np.stack([np.quantile(b[second] - b[first], quantiles, axis=1) for b in boot], axis=1)
+    return {
+        "mean_a": mean[:, first],
+        "mean_b": mean[:, second],
+        "diff": mean[:, second] - mean[:, first],
+        "diff_ci_low": diff_ci[0],
+        "diff_ci_high": diff_ci[1],
+    }
+
+
+def _counts(differences: np.ndarray) -> dict[str, np.ndarray]:
+    """Queries where ``b`` wins, ties (within ``TIE_TOLERANCE``) and loses, per pair."""
+    ties = (np.abs(differences) <= TIE_TOLERANCE).sum(axis=2)
+    wins = (differences > TIE_TOLERANCE).sum(axis=2)
+    return {"wins": wins, "ties": ties, "losses": differences.shape[2] - wins - ties}
+
+
+def _tests(
+    values: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray],
+    statistics: Statistics,
+    *,
+    rngs: tuple[np.random.Generator, np.random.Generator],
+) -> dict[str, np.ndarray]:
+    """Sign-flip p, corrected across pairs, and Tukey HSD p, as (measure, pair)."""
+    first, second = pairs
+    trials = statistics.trials
+    n_measures, _, n_queries = values.shape
+    differences = values[:, second] - values[:, first]
+    p_flip = randomization_p(differences.reshape(-1, n_queries), trials, rngs[0])
+    p_flip = p_flip.reshape(n_measures, first.size)
+    # One permutation stream per measure, drawn in the measures' order.
+    p_tukey = np.stack([tukey_hsd_p(v, trials, rngs[1])[first, second] for v in values])
+    return {
+        "p_randomization": p_flip,
+        "p_randomization_adjusted": adjust(p_flip, statistics.correction),
+        "p_tukey": p_tukey,
+    }
+
+
+def significance_matrix(
+    pairs: pl.DataFrame,
+    measure: str,
+    *,
+    by: str = "system",
+    p_value: str = "p_randomization_adjusted",
+    alpha: float = DEFAULTS.alpha,
+) -> pl.DataFrame:
+    """The result of :func:`compare_pairs` for one measure as a system-by-system matrix.
+
+    One row per system (column ``by``, sorted) and one String column per system (named by
+    its value as a string): ``">"`` where the row's system is significantly better than
+    the column's (``p_value`` below ``alpha``), ``"<"`` where it is significantly worse,
+    ``"="`` where the difference is not significant, null on the diagonal.
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame({
+    ...     "system": ["a"] * 6 + ["b"] * 6 + ["c"] * 6,
+    ...     "query": list(range(6)) * 3,
+    ...     "ap": [0.1, 0.2, 0.1, 0.2, 0.1, 0.2] * 2 + [0.9, 0.8, 0.9, 0.8, 0.9, 0.8],
+    ... })
+    >>> pairs = compare_pairs(per_query, trials=1000, bootstrap=10, correction="none")
+    >>> significance_matrix(pairs, "ap").rows()
+    [('a', None, '=', '<'), ('b', '=', None, '<'), ('c', '>', '>', None)]
+    """
+    rows = _measure_rows(pairs, measure)
+    a, b = pl.col(f"{by}_a"), pl.col(f"{by}_b")
+    significant = pl.col(p_value) < alpha
+    better = pl.when(~significant).then(pl.lit("=")).when(pl.col("diff") > 0)
+    cells = pl.concat(
+        [
+            rows.select(
+                a.alias(by),
+                b.alias("__pg_other"),
+                __pg_mark=better.then(pl.lit("<")).otherwise(pl.lit(">")),
+            ),
+            rows.select(
+                b.alias(by),
+                a.alias("__pg_other"),
+                __pg_mark=better.then(pl.lit(">")).otherwise(pl.lit("<")),
+            ),
+        ]
+    )
+    systems = cells.get_column(by).unique().sort()
+    grid = cells.with_columns(pl.col("__pg_other").cast(pl.String)).pivot(
+        "__pg_other", index=by, values="__pg_mark"
+    )
+    names = systems.cast(pl.String).to_list()
+    return systems.to_frame().join(grid, on=by, how="left").select(by, *names)
+
+
+def compact_letters(
+    pairs: pl.DataFrame,
+    measure: str,
+    order: Sequence[object] | None = None,
+    *,
+    by: str = "system",
+    p_value: str = "p_randomization_adjusted",
+    alpha: float = DEFAULTS.alpha,
+) -> pl.DataFrame:
+    """The compact letter display of one measure of :func:`compare_pairs`: two systems
+    share a letter exactly when their difference is not significant.
+
+    The letters come from the insert-and-absorb algorithm of Piepho (2004, "An algorithm
+    for a letter-based representation of all-pairwise comparisons", J. Comput. Graph.
+    Stat. 13(2)): one letter holds every system; for each significant pair, each letter
+    holding both systems is split in two (one without each system), then every letter
+    whose systems another letter also holds is absorbed; last, the sweep takes every
+    letter a system does not need away from it (:func:`insert_absorb`). The systems are taken best
+    first (``order``, default by mean, highest first, then by name); letters are named
+    ``a``, ``b``, ... by their best system, so the best mean has ``a``.
+
+    Parameters
+    ----------
+    pairs
+        The output of :func:`compare_pairs`.
+    measure
+        The measure to show.
+    order
+        The systems, best first (default: by mean, highest first, then by value).
+    by, p_value, alpha
+        As in :func:`significance_matrix`: a pair differs when ``p_value < alpha``.
+
+    Returns
+    -------
+    DataFrame
+        One row per system in ``order``: ``by`` (the systems' dtype), ``mean`` and
+        ``letters`` (String; the letters run ``a``-``z``, ``A``-``Z``, then ``a2`` and on,
+        separated by spaces once there are more than 52).
+
+    Raises
+    ------
+    InvalidValueError
+        ``measure`` is not in ``pairs``, or ``order`` is not a permutation of its systems.
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame({
+    ...     "system": ["a"] * 6 + ["b"] * 6 + ["c"] * 6,
+    ...     "query": list(range(6)) * 3,
+    ...     "ap": [0.1, 0.2, 0.1, 0.2, 0.1, 0.2] * 2 + [0.9, 0.8, 0.9, 0.8, 0.9, 0.8],
+    ... })
+    >>> pairs = compare_pairs(per_query, trials=1000, bootstrap=10, correction="none")
+    >>> compact_letters(pairs, "ap").select("system", "letters").rows()
+    [('c', 'a'), ('a', 'b'), ('b', 'b')]
+    """
+    rows = _measure_rows(pairs, measure)
+    means = pl.concat(
+        [
+            rows.select(pl.col(f"{by}_{side}").alias(by), pl.col(f"mean_{side}").alias("mean"))
+            for side in ("a", "b")
+        ]
+    ).unique(by, keep="first", maintain_order=True)
+    systems = _ordered(means, by, order)
+    index = {value: i for i, value in enumerate(systems)}
+    differ = rows.filter(pl.col(p_value) < alpha).select(f"{by}_a", f"{by}_b").rows()
+    significant = sorted((min(index[a], index[b]), max(index[a], index[b])) for a, b in differ)
+    columns = insert_absorb(len(systems), significant)
+    names = _letter_names(len(columns))
+    joiner = " " if any(len(n) > 1 for n in names) else ""
+    letters = [
+        joiner.join(n for n, column in zip(names, columns, strict=True) if i in column)
+        for i in range(len(systems))
+    ]
+    frame = pl.DataFrame({by: systems, "letters": letters}, schema_overrides={by: means[by].dtype})
+    return frame.join(means, on=by, how="left", maintain_order="left").select(by, "mean", "letters")
+
+
+def insert_absorb(n: int, significant: Sequence[tuple[int, int]]) -> list[frozenset[int]]:
+    """Piepho's insert-and-absorb, then his sweep: the letters (sets of systems ``0..n-1``)
+    such that two systems share one exactly when their pair is not in ``significant``.
+
+    The sweep takes a system out of a letter when every other system of that letter
+    shares another letter with it, so that no system carries a letter it does not need.
+    Returns the letters sorted by their systems (the letter holding system 0 first).
+
+    Examples
+    --------
+    >>> [sorted(c) for c in insert_absorb(3, [(0, 2)])]
+    [[0, 1], [1, 2]]
+    """
+    columns: list[frozenset[int]] = [frozenset(range(n))] if n else []
+    for i, j in significant:
+        split: list[frozenset[int]] = []
+        for column in columns:
+            if i in column and j in column:
+                split += [column - {i}, column - {j}]
+            else:
+                split.append(column)
+        columns = _absorb(split)
+    return sorted(_absorb(_sweep(columns)), key=sorted)
+
+
+def _absorb(columns: list[frozenset[int]]) -> list[frozenset[int]]:
+    """Drop every letter another one holds (and repeats, keeping the first)."""
+    unique = list(dict.fromkeys(columns))
+    return [c for c in unique if c and not any(c < other for other in unique)]
+
+
+def _sweep(columns: list[frozenset[int]]) -> list[frozenset[int]]:
+    """Take each system out of each letter it does not need, letter by letter."""
+    out = list(columns)
+    for k in range(len(out)):
+        for system in sorted(out[k]):
+            others = [c for m, c in enumerate(out) if m != k and system in c]
+            needed = out[k] - {system} - frozenset().union(*others)
+            if others and not needed:
+                out[k] = out[k] - {system}
+    return out
+
+
+def _measure_rows(pairs: pl.DataFrame, measure: str) -> pl.DataFrame:
+    """The rows of ``measure``; refused when there are none."""
+    rows = pairs.filter(pl.col("measure") == measure)
+    if rows.is_empty():
+        msg = f"measure {measure!r} is not in the comparison; it has {pairs['measure'].unique()}"
+        raise InvalidValueError(msg)
+    return rows
+
+
+def _ordered(means: pl.DataFrame, by: str, order: Sequence[object] | None) -> list[object]:
+    """The systems best first: ``order``, checked, or by mean (highest first), then value."""
+    ranked = means.sort(["mean", by], descending=[True, False])[by].to_list()
+    if order is None:
+        return ranked
+    wanted = list(order)
+    if sorted(map(str, wanted)) != sorted(map(str, ranked)) or len(set(wanted)) != len(wanted):
+        msg = f"order must list each system of the comparison once: {ranked}, got {wanted}"
+        raise InvalidValueError(msg)
+    by_text = {str(v): v for v in ranked}
+    return [by_text[str(v)] for v in wanted]
+
+
+def _letter_names(count: int) -> list[str]:
+    """``a``-``z``, ``A``-``Z``, then ``a2``-``Z2`` and on."""
+    alphabet = string.ascii_lowercase + string.ascii_uppercase
+    size = len(alphabet)
+    return [alphabet[i % size] + (str(i // size + 1) if i >= size else "") for i in range(count)]

@@ -1,0 +1,216 @@
+"""``pg.gate`` (polars_graded/gate.py): the one-sided non-inferiority test against scipy,
+the bootstrap lower bound against a plain loop and the exact resampling distribution, the
+missing-query policies, and the verdicts of a worse and of an identical candidate.
+
+Every table puts one relevant item at a chosen rank per query, so a query's AP is
+``1 / rank`` by hand and the per-query differences are known without the library.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+
+import polars_graded as pg
+from polars_graded.errors import InvalidValueError
+from polars_graded.stats.gate import GATE_COLUMNS, bootstrap_lower
+
+BASE = [1, 2, 1, 3, 1, 2, 1, 1]
+"""The rank of the relevant item per query for the baseline: AP 1 / rank."""
+
+
+def ranked_table(ranks: Mapping[str, Sequence[int | None]]) -> pl.DataFrame:
+    """Per system, query q's relevant item at rank ``ranks[system][q]`` (None: no rows)."""
+    rows = []
+    for system, system_ranks in ranks.items():
+        for query, rank in enumerate(system_ranks):
+            if rank is None:
+                continue
+            for position in range(1, max(rank, 3) + 1):
+                relevance = int(position == rank)
+                rows.append((system, str(query), f"d{position}", 10.0 - position, relevance))
+    schema = ["system", "query", "item", "score", "relevance"]
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def ap(ranks: list[int]) -> np.ndarray:
+    return 1.0 / np.array(ranks, dtype=np.float64)
+
+
+def test_p_value_and_means_match_scipy() -> None:
+    new = [1, 1, 2, 2, 1, 1, 3, 1]
+    result = pg.gate(
+        ranked_table({"prod": BASE, "new": new}),
+        ["ap"],
+        baseline="prod",
+        candidate="new",
+        max_drop=0.05,
+        bootstrap=200,
+    )
+    d = ap(new) - ap(BASE)
+    expected = stats.ttest_1samp(d + 0.05, 0.0, alternative="greater").pvalue
+    row = result.table.row(0, named=True)
+    assert result.table.columns == list(GATE_COLUMNS)
+    assert row["p_value"] == pytest.approx(expected, rel=1e-12)
+    assert row["diff"] == pytest.approx(d.mean())
+    assert row["baseline_mean"] == pytest.approx(ap(BASE).mean())
+    assert row["candidate_mean"] == pytest.approx(ap(new).mean())
+    assert row["n_queries"] == len(BASE)
+    assert row["not_worse"] == (expected < 0.05)
+    assert result.passed == row["not_worse"]
+
+
+def test_lower_bound_is_the_plain_loop_percentile() -> None:
+    new = [2, 1, 1, 1, 1, 3, 1, 2]
+    d = ap(new) - ap(BASE)
+    result = pg.gate(
+        ranked_table({"prod": BASE, "new": new}),
+        ["ap"],
+        baseline="prod",
+        candidate="new",
+        max_drop=0.01,
+        alpha=0.1,
+        bootstrap=3000,
+        seed=7,
+    )
+    rng = np.random.default_rng(7)
+    means = [d[rng.integers(0, d.size, size=d.size)].mean() for _ in range(3000)]
+    assert result.table.item(0, "lower") == pytest.approx(np.quantile(means, 0.1), abs=1e-12)
+
+
+def test_lower_bound_brackets_the_exact_bootstrap_quantile() -> None:
+    d = np.array([-0.3, 0.1, 0.5])
+    # Every one of the 3^3 equally likely resamples: the exact bootstrap distribution.
+    exact = np.sort([d[list(index)].mean() for index in itertools.product(range(3), repeat=3)])
+    cdf = np.arange(1, exact.size + 1) / exact.size
+    low, high = (exact[np.searchsorted(cdf, q)] for q in (0.05 - 0.02, 0.05 + 0.02))
+    assert low <= bootstrap_lower(d, 0.05, 20_000, seed=1) <= high
+
+
+def test_chunks_draw_the_same_resamples(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = np.array([0.2, -0.1, 0.4, 0.0, 0.3])
+    whole = bootstrap_lower(d, 0.05, 1000, seed=3)
+    # pg.gate, the function, hides the module's attribute path: patch the module itself.
+    monkeypatch.setattr(importlib.import_module("polars_graded.stats.gate"), "CHUNK_ELEMENTS", 7)
+    assert bootstrap_lower(d, 0.05, 1000, seed=3) == whole
+
+
+def test_a_clearly_worse_candidate_fails() -> None:
+    result = pg.gate(
+        ranked_table({"prod": BASE, "new": [3] * len(BASE)}),
+        ["ap", "p@1"],
+        baseline="prod",
+        candidate="new",
+        max_drop=0.01,
+        bootstrap=500,
+    )
+    assert not result.passed
+    assert result.table.get_column("not_worse").to_list() == [False, False]
+    assert (result.table.get_column("lower") < -0.01).all()
+
+
+def test_identical_candidate_passes_with_a_margin_and_fails_without() -> None:
+    # d = 0 everywhere. With max_drop > 0, d + max_drop is a positive constant: t = +inf,
+    # p = 0. With max_drop = 0 the test is one of superiority and d + 0 = 0 gives no
+    # evidence that the candidate is better: p = 1, so it fails.
+    table = ranked_table({"prod": BASE, "new": BASE})
+    options = {"baseline": "prod", "candidate": "new", "bootstrap": 100}
+    passing = pg.gate(table, ["ap"], max_drop=0.001, **options)  # type: ignore[arg-type]
+    failing = pg.gate(table, ["ap"], max_drop=0.0, **options)  # type: ignore[arg-type]
+    assert passing.passed
+    assert passing.table.item(0, "p_value") == 0.0
+    assert not failing.passed
+    assert failing.table.item(0, "p_value") == 1.0
+    assert failing.table.item(0, "lower") == 0.0
+
+
+def test_missing_queries_zero_and_common() -> None:
+    new: list[int | None] = [1, 1, 2, None, 1, 1, 3, 1]
+    table = ranked_table({"prod": BASE, "new": new})
+    zero = pg.gate(table, ["ap"], baseline="prod", candidate="new", max_drop=0.1, bootstrap=50)
+    common = pg.gate(
+        table,
+        ["ap"],
+        baseline="prod",
+        candidate="new",
+        max_drop=0.1,
+        missing="common",
+        bootstrap=50,
+    )
+    kept = [i for i, rank in enumerate(new) if rank is not None]
+    cand_zero = np.array([0.0 if r is None else 1 / r for r in new])
+    d_zero = cand_zero - ap(BASE)
+    d_common = d_zero[kept]
+    for result, d in ((zero, d_zero), (common, d_common)):
+        expected = stats.ttest_1samp(d + 0.1, 0.0, alternative="greater").pvalue
+        assert result.table.item(0, "n_queries") == d.size
+        assert result.table.item(0, "diff") == pytest.approx(d.mean())
+        assert result.table.item(0, "p_value") == pytest.approx(expected, rel=1e-12)
+
+
+def test_deterministic_with_seed() -> None:
+    table = ranked_table({"prod": BASE, "new": [2, 1, 1, 1, 1, 3, 1, 2]})
+
+    def lower(seed: int) -> float:
+        result = pg.gate(table, ["ap"], baseline="prod", candidate="new", max_drop=0.01, seed=seed)
+        return float(result.table.item(0, "lower"))
+
+    assert lower(5) == lower(5)
+    assert lower(5) != lower(6)
+
+
+def test_other_systems_and_columns() -> None:
+    table = ranked_table({"prod": BASE, "new": BASE, "other": [9] * len(BASE)})
+    table = table.rename({"system": "run", "query": "topic"})
+    result = pg.gate(
+        table,
+        ["ap"],
+        baseline="prod",
+        candidate="new",
+        max_drop=0.01,
+        by="run",
+        query="topic",
+        bootstrap=50,
+    )
+    assert result.passed
+    assert result.table.item(0, "n_queries") == len(BASE)
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ({"candidate": "nope"}, "candidate 'nope' is not a system of column 'system'"),
+        ({"baseline": "nope"}, "baseline 'nope' is not a system"),
+        ({"candidate": "prod"}, "must differ"),
+        ({"max_drop": -0.1}, "max_drop must be a finite number >= 0"),
+        ({"missing": "every"}, "missing must be"),
+        ({"alpha": 1.5}, "alpha must be"),
+        ({"bootstrap": 0}, "bootstrap must be"),
+    ],
+)
+def test_bad_input(options: dict[str, object], fragment: str) -> None:
+    arguments: dict[str, object] = {"baseline": "prod", "candidate": "new", "max_drop": 0.01}
+    table = ranked_table({"prod": BASE, "new": BASE})
+    with pytest.raises(InvalidValueError, match=fragment):
+        pg.gate(table, ["ap"], **{**arguments, **options})  # type: ignore[arg-type]
+
+
+def test_no_shared_or_too_few_queries() -> None:
+    disjoint = ranked_table({"prod": [1, 1, None, None], "new": [None, None, 1, 1]})
+    with pytest.raises(InvalidValueError, match="no value of column 'query' is shared"):
+        pg.gate(disjoint, ["ap"], baseline="prod", candidate="new", max_drop=0.0, missing="common")
+    single = ranked_table({"prod": [1], "new": [2]})
+    with pytest.raises(InvalidValueError, match="at least 2 compared queries"):
+        pg.gate(single, ["ap"], baseline="prod", candidate="new", max_drop=0.0)
+
+
+def test_unknown_measure() -> None:
+    table = ranked_table({"prod": BASE, "new": BASE})
+    with pytest.raises(pg.UnknownMeasureError):
+        pg.gate(table, ["nope@3"], baseline="prod", candidate="new", max_drop=0.0)
