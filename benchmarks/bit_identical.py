@@ -19,12 +19,38 @@ What it proves
     the TREC data, the long table of ``pg.read_trec_run`` / ``pg.read_trec_qrels`` /
     ``pg.join_run_qrels`` (sorted by its keys, as a full join promises no row order).
 
+    On every dataset with a system column, under the default tie policy, with the measures
+    :data:`ANALYSIS_MEASURES`, 500 trials and resamples and seed 7 (:data:`STATISTICS`),
+    the analysis (:data:`ANALYSES`, one line each; frames compared as above):
+
+    * ``pg.evaluate(..., by=system)`` (``per_query``), the input of ``pg.compare`` against
+      the default baseline (``compare``) and with ``pairs="all", correction="bh"``
+      (``compare_all_bh``), of ``pg.compare_pairs`` and, of its result,
+      ``pg.compact_letters`` (every measure) and ``pg.discriminative_power``;
+    * ``pg.compare_segments``, the queries sorted and put alternately in segments ``"a"``
+      and ``"b"`` (:func:`with_segments`, ``min_queries=5``), and ``pg.segment_reversals``;
+    * ``pg.judgment_bounds``, ``pg.order_flips`` of it, and ``pg.rank_correlations``
+      between its scenarios of every measure (``"ap: judged_only"``, :func:`scenarios`);
+    * ``pg.gate`` of the second system (sorted) against the first: its table and verdict;
+    * ``pg.build_report(..., latex=True, all_pairs=True, segment=...)``: the text of
+      ``report.md`` and ``report.tex``, and ``per_query.parquet``. Normalised in the two
+      texts, and nothing else: the creation time (``2025-01-31 12:05 UTC`` ->
+      ``<created>``) and the package version (``polars_graded 0.1.0`` ->
+      ``polars_graded <version>``), see :func:`normalised`. ``report.html`` is not
+      compared: it shows the same time and versions and embeds the charts as images.
+
+    A step equals when both sides fail it with the same exception type and message; a
+    step that needs the result of a failed one fails too.
+
 The data
     * ``gen-graded`` and ``gen-continuous``: ``benchmarks/generate.py`` logs (1M rows with
       integer labels 0-4, 200k rows with continuous labels in [0, 4]; string ids, shuffled).
     * ``long``: rankings deeper than the µAP sweep's Fenwick limit (``DEEP``, 4096 rows)
       beside shallow ones, continuous labels with ties (:func:`long_rankings`): the sweep's
       merge path, which the generated logs (100 rows a query) never reach.
+    * ``systems``: four synthetic systems on 60 queries (12 with ``--quick``), 80 items a
+      query, labels 0-3, a seventh of the items unjudged, one system missing every seventh
+      query (:func:`system_rankings`): the analysis without the shared data.
     * ``robust03``: TREC 2003 Robust, runs ``aplrob03a`` and ``rutcor03100`` (99.97% of its
       rows tie), the graded qrels, ``by="system"``.
     * ``dl19`` and ``dl20``: TREC Deep Learning passage, all six runs of the year, 0-3 labels.
@@ -40,12 +66,16 @@ How it runs
     side's package root only, so ``import polars_graded`` is the old or the new code; each
     worker prints and checks ``polars_graded.__file__``. Workers use only public API that
     exists on both sides and write Parquet and JSON files under ``--out``; the parent
-    compares them and prints one line per (dataset, tie policy, kind), then a summary. Exit
+    compares them and prints one line per (dataset, tie policy, kind), the analysis with
+    tie policy ``-`` (the report as ``analysis/report.md``, ``report.tex`` and
+    ``report.per_query.parquet``; texts compared line by line), then a summary. Exit
     status 1 when anything differs or a side fails. Measures are evaluated all at once;
     when that raises, family by family, and a failing family measure by measure, so one
     refused measure hides no other. The two sides run at once (``--jobs 1``: one after the
     other); about 3 minutes on 2 idle CPUs (most of it ERR under ``ties="average"`` on the 1M
-    rows), peak memory about 0.5 GiB per worker.
+    rows; the analysis adds a few seconds a dataset, most of it the report), peak memory
+    about 0.5 GiB per worker. ``--quick`` runs every dataset on small tables (the TREC and
+    OHSUMED data keep 12 queries).
 
 Run it from the repository root::
 
@@ -74,12 +104,18 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from itertools import zip_longest
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeAlias, cast
 
 import numpy as np
 import polars as pl
 from polars.testing import assert_frame_equal
+
+Output: TypeAlias = pl.DataFrame | dict[str, pl.DataFrame | str]
+"""What a worker's call gives: a frame, or frames and texts by file suffix (:func:`write`)."""
+Step: TypeAlias = Callable[[dict[str, Output]], Output]
+"""One kind of analysis, given the results of the kinds before it."""
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -135,6 +171,35 @@ ROBUST_RUNS = ("aplrob03a", "rutcor03100")
 OHSUMED_STRATEGIES = (1, 5, 9, 11, 15, 19, 21, 22)
 QUICK_QUERIES = 12
 """With ``--quick``, the TREC and OHSUMED tables keep this many queries."""
+SYSTEMS_QUERIES = (60, QUICK_QUERIES)
+"""Queries of the ``systems`` dataset: in full, and with ``--quick``."""
+
+ANALYSES: tuple[str, ...] = (
+    "per_query",
+    "compare",
+    "compare_all_bh",
+    "compare_pairs",
+    "compact_letters",
+    "discriminative_power",
+    "compare_segments",
+    "segment_reversals",
+    "judgment_bounds",
+    "order_flips",
+    "rank_correlations",
+    "gate",
+    "report",
+)
+"""The kinds of result of the analysis of a dataset with a system column, in run order."""
+ANALYSIS_MEASURES: tuple[str, ...] = ("mu_ap", "ap", "ndcg@10", "p@10")
+STATISTICS: dict[str, int] = {"trials": 500, "bootstrap": 500, "seed": 7}
+"""Randomization trials, bootstrap resamples and seed of every test of the analysis."""
+MIN_QUERIES = 5
+"""The fewest queries of a tested segment (the ``--quick`` tables have 6 a segment)."""
+MAX_DROP = 0.01
+"""The gate's margin."""
+CREATED = re.compile(r"\b\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\b")
+"""The report's creation time (``Created 2025-01-31 12:00 UTC with ...``)."""
+TEXT_SUFFIXES = (".md", ".tex", ".txt")
 
 
 # --------------------------------------------------------------------------- measure strings
@@ -219,6 +284,7 @@ def dataset_specs(args: argparse.Namespace, inputs: Path) -> list[dict[str, Any]
     specs: list[dict[str, Any]] = [
         *({"name": name, "source": "generator"} for name in GENERATED),
         {"name": "long", "source": "long"},
+        {"name": "systems", "source": "systems"},
         {
             "name": "robust03",
             "source": "trec",
@@ -263,6 +329,10 @@ def prepare(spec: dict[str, Any], args: argparse.Namespace, inputs: Path) -> dic
         path = inputs / f"long{'-quick' * args.quick}.parquet"
         long_rankings(LONG_RANKINGS[args.quick]).write_parquet(path)
         return {"path": str(path), "columns": {}, "by": None}
+    if spec["source"] == "systems":
+        path = inputs / f"systems{'-quick' * args.quick}.parquet"
+        system_rankings(SYSTEMS_QUERIES[args.quick]).write_parquet(path)
+        return {"path": str(path), "columns": {}, "by": "system"}
     if spec["source"] == "trec":
         missing = [p for p in [spec["qrels"], *spec["runs"].values()] if not Path(p).is_file()]
         if missing or not spec["runs"]:
@@ -292,6 +362,30 @@ def long_rankings(sizes: Sequence[int], seed: int = 5) -> pl.DataFrame:
     ).with_columns(
         relevance=pl.when(pl.Series(rng.uniform(size=n) < 0.02)).then(None).otherwise("relevance")
     )
+
+
+def system_rankings(queries: int, seed: int = 11) -> pl.DataFrame:
+    """Four systems ranking the same 80 items a query: integer labels 0-3, a seventh of the
+    items unjudged (null), scores ``quality * label + N(0, 1)`` to one decimal (ties);
+    system ``s3`` lacks every seventh query (``missing="zero"`` has work to do)."""
+    rng = np.random.default_rng(seed)
+    items, quality = 80, (0.2, 0.5, 0.6, 1.0)
+    n = queries * items
+    labels = rng.choice(4, size=n, p=[0.6, 0.2, 0.12, 0.08])
+    judged = rng.uniform(size=n) > 1 / 7
+    frames = [
+        pl.DataFrame(
+            {
+                "system": f"s{s}",
+                "query": np.repeat(np.arange(1, queries + 1), items),
+                "item": [f"d{i % items}" for i in range(n)],
+                "score": np.round(q * labels + rng.normal(size=n), 1),
+                "relevance": pl.Series(labels).set(pl.Series(~judged), None),
+            }
+        )
+        for s, q in enumerate(quality)
+    ]
+    return pl.concat(frames).filter((pl.col("system") != "s3") | (pl.col("query") % 7 != 0))
 
 
 def ohsumed_table(shared: Path, quick: bool) -> pl.DataFrame:
@@ -334,6 +428,8 @@ def worker(plan_path: Path) -> int:
     frame = load(pg, plan["dataset"], out)
     for ties in plan["ties"]:
         evaluate_one_policy(frame, plan, ties, out / ties)
+    if plan["dataset"]["by"]:
+        analyse(pg, frame, plan["dataset"], out / "analysis")
     return 0
 
 
@@ -389,7 +485,7 @@ def evaluate_one_policy(frame: pl.DataFrame, plan: dict[str, Any], ties: str, ou
     options: dict[str, Any] = {**plan["dataset"]["columns"], "ties": ties}
     if plan["dataset"]["by"]:
         options["by"] = plan["dataset"]["by"]
-    graded: Any = frame.graded  # type: ignore[attr-defined]  # whichever side's namespace
+    graded: Any = cast(Any, frame).graded  # whichever side's namespace
     calls: dict[str, Callable[[list[str]], pl.DataFrame]] = {
         "evaluate": lambda ms: graded.evaluate(ms, **options),
         "summary": lambda ms: graded.summary(ms, **options),
@@ -421,13 +517,13 @@ def in_groups(
 
 
 def guarded(
-    call: Callable[[], pl.DataFrame], target: Path, record: dict[str, Any], key: str | None
+    call: Callable[[], Output], target: Path, record: dict[str, Any], key: str | None
 ) -> bool:
     """Write ``call()`` to ``target``; record its warnings, and its error under ``key``."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            call().write_parquet(target)
+            write(call(), target)
             ok = True
         except Exception as error:
             if key is not None:
@@ -435,6 +531,151 @@ def guarded(
             ok = False
     record["warnings"].extend(f"{w.category.__name__}: {w.message}" for w in caught)
     return ok
+
+
+def write(result: Output, target: Path) -> None:
+    """A frame to ``target`` (Parquet); each part of a mapping to ``target``'s stem plus its
+    key (``".md"`` -> ``report.md``): a frame as Parquet, a text as it is."""
+    if isinstance(result, pl.DataFrame):
+        result.write_parquet(target)
+        return
+    for suffix, part in result.items():
+        path = target.with_name(target.stem + suffix)
+        if isinstance(part, pl.DataFrame):
+            part.write_parquet(path)
+        else:
+            path.write_text(part, encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+def analyse(pg: Any, frame: pl.DataFrame, dataset: dict[str, Any], out: Path) -> None:
+    """Every kind of :data:`ANALYSES`, under the default tie policy, written under ``out``.
+
+    A step that needs an earlier one that failed fails too, alike on both sides."""
+    out.mkdir(parents=True, exist_ok=True)
+    done: dict[str, Output] = {}
+    for kind, step in analysis_steps(pg, frame, dataset, out).items():
+        record: dict[str, Any] = {"errors": {}, "warnings": []}
+        guarded(partial(_kept, step, done, kind), out / f"{kind}.parquet", record, "*")
+        (out / f"{kind}.json").write_text(json.dumps(record, indent=1))
+
+
+def _kept(step: Step, done: dict[str, Output], kind: str) -> Output:
+    done[kind] = step(done)
+    return done[kind]
+
+
+def need(done: dict[str, Output], kind: str) -> pl.DataFrame:
+    """The frame an earlier step made."""
+    result = done.get(kind)
+    if not isinstance(result, pl.DataFrame):
+        msg = f"no {kind} result to work on"
+        raise LookupError(msg)
+    return result
+
+
+def analysis_steps(
+    pg: Any, frame: pl.DataFrame, dataset: dict[str, Any], out: Path
+) -> dict[str, Step]:
+    """What each kind of :data:`ANALYSES` calls, given the results made before it."""
+    by, columns = dataset["by"], dataset["columns"]
+    query, ms = columns.get("query", "query"), list(ANALYSIS_MEASURES)
+    tests: dict[str, Any] = {"by": by, "query": query, **STATISTICS}
+    segments: dict[str, Any] = {"segment": "segment", "min_queries": MIN_QUERIES}
+    segmented = partial(with_segments, query=query)
+
+    def per_query(done: dict[str, Output]) -> pl.DataFrame:
+        return need(done, "per_query")
+
+    steps: dict[str, Step] = {
+        "per_query": lambda d: pg.evaluate(frame, ms, by=by, **columns),
+        "compare": lambda d: pg.compare(per_query(d), ms, **tests),
+        "compare_all_bh": lambda d: pg.compare(
+            per_query(d), ms, pairs="all", correction="bh", **tests
+        ),
+        "compare_pairs": lambda d: pg.compare_pairs(per_query(d), ms, **tests),
+        "compact_letters": lambda d: letters(pg, need(d, "compare_pairs"), ms, by),
+        "discriminative_power": lambda d: pg.discriminative_power(need(d, "compare_pairs")),
+        "compare_segments": lambda d: pg.compare_segments(
+            segmented(per_query(d)), ms, **segments, **tests
+        ),
+        "segment_reversals": lambda d: pg.segment_reversals(need(d, "compare_segments"), by=by),
+        "judgment_bounds": lambda d: pg.judgment_bounds(frame, ms, by=by, **columns),
+        "order_flips": lambda d: pg.order_flips(need(d, "judgment_bounds"), by=by),
+        "rank_correlations": lambda d: pg.rank_correlations(
+            scenarios(need(d, "judgment_bounds"), by), system=by
+        ),
+        "gate": lambda d: gate(pg, frame, by, columns),
+        "report": lambda d: report(pg, segmented(frame), out / "report-files", by, columns),
+    }
+    return steps
+
+
+def with_segments(frame: pl.DataFrame, query: str) -> pl.DataFrame:
+    """``frame`` with a column ``segment``: its queries sorted, alternately ``"a"``, ``"b"``."""
+    queries = frame.select(pl.col(query).unique().sort())
+    half = pl.when(pl.int_range(pl.len()) % 2 == 0).then(pl.lit("a")).otherwise(pl.lit("b"))
+    return frame.join(queries.with_columns(segment=half), on=query, maintain_order="left")
+
+
+def scenarios(bounds: pl.DataFrame, by: str) -> pl.DataFrame:
+    """``pg.judgment_bounds`` in long form: a ``variant`` per measure and scenario of the
+    unjudged rows (``"ap: judged_only"``), the system and its mean ``value``."""
+    means = ["value", "unjudged_relevant", "judged_only"]
+    long = bounds.unpivot(means, index=[by, "measure"], variable_name="scenario", value_name="v")
+    variant = pl.format("{}: {}", "measure", "scenario").alias("variant")
+    return long.select(variant, by, value="v")
+
+
+def letters(pg: Any, pairs: pl.DataFrame, measures: Sequence[str], by: str) -> pl.DataFrame:
+    """``pg.compact_letters`` of every measure, one under the other."""
+    frames = [
+        cast(pl.DataFrame, pg.compact_letters(pairs, m, by=by)).with_columns(measure=pl.lit(m))
+        for m in measures
+    ]
+    return pl.concat(frames)
+
+
+def gate(pg: Any, frame: pl.DataFrame, by: str, columns: dict[str, str]) -> Output:
+    """``pg.gate`` of the second system (sorted) against the first: its table and verdict."""
+    baseline, candidate = frame.get_column(by).unique().sort().head(2)
+    result = pg.gate(
+        frame, list(ANALYSIS_MEASURES), baseline=baseline, candidate=candidate,
+        max_drop=MAX_DROP, by=by, bootstrap=STATISTICS["bootstrap"], seed=STATISTICS["seed"],
+        **columns,
+    )  # fmt: skip
+    return {".parquet": result.table, ".passed.txt": f"passed: {result.passed}\n"}
+
+
+def report(pg: Any, frame: pl.DataFrame, folder: Path, by: str, columns: dict[str, str]) -> Output:
+    """``pg.build_report`` with every section: its Markdown and LaTeX text (the creation
+    time and the package version normalised, :func:`normalised`) and its per-query table.
+    Not its HTML page, which also shows the time and versions, and embeds charts."""
+    files = pg.build_report(
+        frame, folder, list(ANALYSIS_MEASURES), latex=True, by=by, all_pairs=True,
+        segment="segment", min_queries=MIN_QUERIES, **STATISTICS, **columns,
+    )  # fmt: skip
+    version = str(pg.__version__)
+    return {
+        ".md": normalised(Path(files.markdown).read_text(encoding="utf-8"), version),
+        ".tex": normalised(Path(files.latex).read_text(encoding="utf-8"), version),
+        ".per_query.parquet": pl.read_parquet(files.per_query),
+    }
+
+
+def normalised(text: str, version: str) -> str:
+    """``text`` with its creation time and the package's version replaced, nothing else.
+
+    Examples
+    --------
+    >>> normalised("Created 2025-01-31 12:05 UTC with polars_graded 0.1.0, Polars 1.2", "0.1.0")
+    'Created <created> with polars_graded <version>, Polars 1.2'
+    """
+    return CREATED.sub("<created>", text).replace(
+        f"polars_graded {version}", "polars_graded <version>"
+    )
 
 
 # --------------------------------------------------------------------------- parent
@@ -471,11 +712,13 @@ def compare_files(before: Path, after: Path, kind: str) -> tuple[bool, str]:
         problem = _differs(one, two)
         if problem:
             return False, f"{name}: {problem}"
-        files += name.endswith(".parquet")
+        files += not name.endswith(".json")
     return True, f"{files} file{'s' * (files != 1)}{_refusals(before / f'{kind}.json')}"
 
 
 def _differs(one: Path, two: Path) -> str | None:
+    if one.suffix in TEXT_SUFFIXES:
+        return _text_difference(one.read_text("utf-8"), two.read_text("utf-8"))
     if one.suffix == ".json":
         a, b = json.loads(one.read_text()), json.loads(two.read_text())
         return None if a == b else f"errors or warnings differ: {_json_diff(a, b)}"
@@ -485,6 +728,18 @@ def _differs(one: Path, two: Path) -> str | None:
     except AssertionError as error:
         return _first_value_difference(left, right) or " ".join(str(error).split())[:300]
     return None
+
+
+def _text_difference(a: str, b: str) -> str | None:
+    """Where two texts differ first: the line's number and both lines."""
+    if a == b:
+        return None
+    lines = zip_longest(a.splitlines(keepends=True), b.splitlines(keepends=True), fillvalue="")
+    number, (one, two) = next((i, p) for i, p in enumerate(lines, 1) if p[0] != p[1])
+    column = next((i for i, (x, y) in enumerate(zip(one, two, strict=False)) if x != y), None)
+    start = max(0, (min(len(one), len(two)) if column is None else column) - 40)
+    where = f"line {number}, column {start + 41}" if start else f"line {number}"
+    return f"{where}: before {one[start : start + 120]!r}, after {two[start : start + 120]!r}"
 
 
 def _first_value_difference(left: pl.DataFrame, right: pl.DataFrame) -> str | None:
@@ -567,6 +822,9 @@ def compare_dataset(
         for kind in kinds(ties):
             label = f"{name:15} {ties:12} {kind}"
             yield label, *compare_files(before / ties, after / ties, kind)
+    for kind in ANALYSES if dataset["by"] else ():
+        label = f"{name:15} {'-':12} {kind}"
+        yield label, *compare_files(before / "analysis", after / "analysis", kind)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
