@@ -1,7 +1,7 @@
 """Tables 1 and 2 of Scheel, Lommatzsch & Albayrak (2011), every number from polars_graded.
 
 The paper's running example is one ranking of eight items A..H with the labels
-``rel = [1, 0, 3, 3, 2, 0, 1, 4]`` in ranked order (SPEC.md §5).
+``rel = [1, 0, 3, 3, 2, 0, 1, 4]`` in ranked order (docs/conventions.md §5).
 
 * **Table 1**: AP at every relevance threshold ``t = 5 .. 0``, their mean, the mean over
   the thresholds ``5 > t > 0`` that fall between the labels, and µAP, which equals the
@@ -130,7 +130,7 @@ def examples_frame() -> pl.DataFrame:
 
     ``relevance`` holds the example's labels; ``gain_label`` the labels whose gain
     ``2^x - 1`` the DCG rows use: the labels themselves, or for NDCNG the labels divided by
-    the query's top label (``rel / m_q``, SPEC.md §4).
+    the query's top label (``rel / m_q``, docs/conventions.md §4).
     """
     frames = []
     for name, (factor, normalised) in EXAMPLES.items():

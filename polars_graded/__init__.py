@@ -21,6 +21,10 @@ and :func:`order_flips` (what unjudged rows could change), :func:`rank_correlati
 systems is), :func:`to_latex` and :func:`means_latex` (booktabs tables), :func:`gate` (a
 non-inferiority regression gate) and :func:`build_report` (the HTML and Markdown report; the
 package :mod:`polars_graded.report` has the rest).
+
+The contract every number follows (the input table, ranking and ties, relevance levels, each
+measure's definition and edge cases, errors) is ``docs/conventions.md``; docstrings cite its
+sections as "docs/conventions.md §N".
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -3,7 +3,9 @@
 Each function takes a DataFrame or a LazyFrame and returns the same kind: a LazyFrame stays
 a lazy plan, a DataFrame is evaluated at once; both run on Polars' in-memory engine. Table
 options are the keywords of :class:`~polars_graded.options.ColumnOptions`, checked once into a
-:class:`~polars_graded.options.TableSpec`.
+:class:`~polars_graded.options.TableSpec`; a caller that holds a spec already (the report,
+the command line, the judgment bounds) passes it whole to :func:`evaluate_spec`,
+:func:`summary_spec` or :func:`per_threshold_spec`, which the public functions call too.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import TypeVar, Unpack
 import polars as pl
 
 from polars_graded import plan
-from polars_graded.defaults import ENGINE
+from polars_graded.defaults import ENGINE, MEAN
 from polars_graded.measures import MeasureSpec, MuAP, as_named_measures
 from polars_graded.measures.kernels import mu_ap_thresholds
 from polars_graded.options import ColumnOptions, TableSpec
@@ -108,7 +110,21 @@ def evaluate(frame: FrameT, measures: MeasureSpec, **columns: Unpack[ColumnOptio
     └───────┴───────┴──────────┘
     """
     check_frame(frame, "evaluate")
-    spec = TableSpec.of(columns)
+    return evaluate_spec(frame, measures, TableSpec.of(columns))
+
+
+def evaluate_spec(frame: FrameT, measures: MeasureSpec, spec: TableSpec) -> FrameT:
+    """:func:`evaluate` with the table options as one checked :class:`TableSpec`.
+
+    Examples
+    --------
+    >>> spec = TableSpec.of({"by": "system"})
+    >>> df = pl.DataFrame({"system": ["a"], "query": [1], "item": ["x"], "score": [1.0],
+    ...                    "relevance": [1]})
+    >>> evaluate_spec(df, ["rr"], spec).rows()
+    [('a', 1, 1.0)]
+    """
+    check_frame(frame, "evaluate")
     return finish(frame, plan.per_query(frame.lazy(), measures, spec))
 
 
@@ -116,7 +132,7 @@ def summary(
     frame: FrameT,
     measures: MeasureSpec,
     *,
-    mean: plan.MeanKind = "arithmetic",
+    mean: plan.MeanKind = MEAN,
     **columns: Unpack[ColumnOptions],
 ) -> FrameT:
     """Per ``by`` group, the number of queries ``num_q`` and the mean of each measure.
@@ -146,7 +162,22 @@ def summary(
     └───────┴──────────┴──────────┘
     """
     check_frame(frame, "summary")
-    spec = TableSpec.of(columns)
+    return summary_spec(frame, measures, TableSpec.of(columns), mean=mean)
+
+
+def summary_spec(
+    frame: FrameT, measures: MeasureSpec, spec: TableSpec, *, mean: plan.MeanKind = MEAN
+) -> FrameT:
+    """:func:`summary` with the table options as one checked :class:`TableSpec`.
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"query": [1, 2], "item": ["x", "x"], "score": [1.0, 1.0],
+    ...                    "relevance": [1, 0]})
+    >>> summary_spec(df, ["rr"], TableSpec()).rows()
+    [(2, 0.5)]
+    """
+    check_frame(frame, "summary")
     wanted = as_named_measures(measures)
     values = plan.per_query(frame.lazy(), wanted, spec)
     return finish(frame, plan.summary(values, list(wanted), spec.by, mean))
@@ -173,7 +204,7 @@ def per_threshold(frame: FrameT, **columns: Unpack[ColumnOptions]) -> FrameT:
     Parameters
     ----------
     frame
-        The long table, one row per (query, item) (SPEC.md §1).
+        The long table, one row per (query, item) (docs/conventions.md §1).
     **columns
         As for :func:`evaluate` (:class:`~polars_graded.options.ColumnOptions`); each ``by``
         group gets its own thresholds, as ``mu_ap(levels="table")`` does.
@@ -219,7 +250,20 @@ def per_threshold(frame: FrameT, **columns: Unpack[ColumnOptions]) -> FrameT:
     └───────────┴────────┴──────────┴──────────────┴─────────────────────┴──────────┘
     """
     check_frame(frame, "per_threshold")
-    spec = TableSpec.of(columns)
+    return per_threshold_spec(frame, TableSpec.of(columns))
+
+
+def per_threshold_spec(frame: FrameT, spec: TableSpec) -> FrameT:
+    """:func:`per_threshold` with the table options as one checked :class:`TableSpec`.
+
+    Examples
+    --------
+    >>> df = pl.DataFrame({"query": [1, 1], "item": ["x", "y"], "score": [2.0, 1.0],
+    ...                    "relevance": [0, 1]})
+    >>> per_threshold_spec(df, TableSpec()).select("threshold", "map").rows()
+    [(1.0, 0.5)]
+    """
+    check_frame(frame, "per_threshold")
     mu_ap_thresholds.check_by(spec)
     if isinstance(frame, pl.DataFrame):
         return _per_threshold_now(frame.lazy(), spec)

@@ -2,10 +2,12 @@
 
 ``df.graded.evaluate / summary / per_threshold`` are :func:`polars_graded.api.evaluate`,
 :func:`~polars_graded.api.summary` and :func:`~polars_graded.api.per_threshold` on ``df``;
-``compare`` evaluates and then calls :func:`polars_graded.stats.compare.compare`. Each registered
-measure also has a shortcut, ``df.graded.<function>(params..., **columns)``, made at import
-from the measure registry (:mod:`polars_graded.measures.registry`): ``df.graded.ap(rel=2)``
-is ``api.evaluate(df, pg.AP(rel=2))``. A DataFrame gets a DataFrame back, a LazyFrame an
+``compare`` evaluates and then calls :func:`polars_graded.stats.compare.compare`. Each takes
+every keyword of its ``pg.*`` twin, with the same defaults (tests/test_namespace.py compares
+the signatures). Each registered measure also has a shortcut,
+``df.graded.<function>(params..., **columns)``, made at import from the measure registry
+(:mod:`polars_graded.measures.registry`): ``df.graded.ap(rel=2)`` is
+``api.evaluate(df, pg.AP(rel=2))``. A DataFrame gets a DataFrame back, a LazyFrame an
 unevaluated LazyFrame. No maths lives here.
 """
 
@@ -17,18 +19,17 @@ from typing import Any, Generic, TypeVar, Unpack
 
 import polars as pl
 
-from polars_graded import api, plan
+from polars_graded import api, defaults, plan
 from polars_graded.measures import MeasureSpec, as_named_measures, registry
 from polars_graded.measures.base import Measure
 from polars_graded.measures.generated import generate
-from polars_graded.options import DEFAULT_COMPAT, ColumnOptions, Compat, TiePolicy, as_by
-from polars_graded.stats.compare import by_column
+from polars_graded.options import ColumnOptions, RankingOptions, TableSpec, as_by
+from polars_graded.stats.compare import Pairs
 from polars_graded.stats.compare import compare as compare_values
-from polars_graded.stats.options import DEFAULTS
+from polars_graded.stats.grid import by_column
+from polars_graded.stats.options import DEFAULTS, Correction, MissingPolicy
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
-MeasureArg = MeasureSpec
-"""One measure or name, a list of them, or a mapping output name -> measure or name."""
 
 
 class GradedNamespace(Generic[FrameT]):
@@ -59,7 +60,7 @@ class GradedNamespace(Generic[FrameT]):
     def __init__(self, frame: FrameT) -> None:
         self._frame: FrameT = frame
 
-    def evaluate(self, measures: MeasureArg, **columns: Unpack[ColumnOptions]) -> FrameT:
+    def evaluate(self, measures: MeasureSpec, **columns: Unpack[ColumnOptions]) -> FrameT:
         """Per-query values of many measures, in one lazy plan.
 
         :func:`polars_graded.api.evaluate` on this frame: its parameters, returns, errors and
@@ -87,9 +88,9 @@ class GradedNamespace(Generic[FrameT]):
 
     def summary(
         self,
-        measures: MeasureArg,
+        measures: MeasureSpec,
         *,
-        mean: plan.MeanKind = "arithmetic",
+        mean: plan.MeanKind = defaults.MEAN,
         **columns: Unpack[ColumnOptions],
     ) -> FrameT:
         """Per ``by`` group, the number of queries ``num_q`` and the mean of each measure.
@@ -119,51 +120,53 @@ class GradedNamespace(Generic[FrameT]):
 
     def compare(
         self,
-        measures: MeasureArg,
+        measures: MeasureSpec,
         *,
-        by: str | Sequence[str] = "system",
+        by: str | Sequence[str] = defaults.SYSTEM,
+        query: str = TableSpec.query,
         baseline: object | None = None,
-        missing: str = DEFAULTS.missing,
+        missing: MissingPolicy = DEFAULTS.missing,
         trials: int = DEFAULTS.trials,
         bootstrap: int = DEFAULTS.bootstrap,
         confidence: float = DEFAULTS.confidence,
         alpha: float = DEFAULTS.alpha,
         seed: int = DEFAULTS.seed,
-        query: str = "query",
-        item: str = "item",
-        score: str = "score",
-        relevance: str = "relevance",
-        ranked: bool = False,
-        ties: TiePolicy = "trec_eval",
-        compat: Compat = DEFAULT_COMPAT,
+        system: str | None = None,
+        pairs: Pairs = defaults.PAIRS,
+        correction: Correction = DEFAULTS.correction,
         segment: str | Sequence[str] | None = None,
         min_queries: int | None = None,
+        **columns: Unpack[RankingOptions],
     ) -> pl.DataFrame:
         """Evaluate ``measures`` per query and compare every system with a baseline.
 
-        ``evaluate(measures, by=by)`` followed by :func:`polars_graded.stats.compare.compare`:
-        bootstrap intervals of the means and of the paired differences, a paired t-test and
-        a paired randomization test, Holm-adjusted across systems. Needs scipy
+        ``evaluate(measures, by=by)`` followed by :func:`polars_graded.stats.compare.compare`
+        with the same keywords: bootstrap intervals of the means and of the paired
+        differences, a paired t-test and a paired randomization test, Holm-adjusted across
+        systems (or every pair of systems, or per segment). Needs scipy
         (``pip install "polars-graded[stats]"``).
 
         Parameters
         ----------
         measures
             Measure objects or names, as for :meth:`evaluate`.
-        by
-            The one column that names the systems (a one-element list is accepted).
+        by, query
+            The one column that names the systems (a one-element list is accepted), and the
+            query's column.
         baseline, missing, trials, bootstrap, confidence, alpha, seed
             See :func:`polars_graded.stats.compare.compare`.
-        query, item, score, relevance
-            Column names.
-        ranked, ties, compat
-            Input in ranked order, the tie policy and the trec_eval release to reproduce;
-            see :class:`ColumnOptions`.
+        system, pairs, correction
+            As there: ``system`` is the deprecated alias of ``by``; ``pairs="all"`` tests
+            every pair of systems, adjusted by ``correction``.
         segment, min_queries
             Compare within each segment of the queries: the table is evaluated by system
             and ``segment``, then compared by
             :func:`polars_graded.stats.segments.compare_segments` (see
             :func:`polars_graded.stats.compare.compare`).
+        **columns
+            The other table options, ``item=``, ``score=``, ``relevance=``, ``ranked=``,
+            ``ties=``, ``compat=``, ``judged_only=`` and ``depth=``
+            (:class:`~polars_graded.options.RankingOptions`), as for :meth:`evaluate`.
 
         Returns
         -------
@@ -195,32 +198,25 @@ class GradedNamespace(Generic[FrameT]):
         │ b      ┆ ap      ┆ 1.0  ┆ 0.25 ┆ 0.5     │
         └────────┴─────────┴──────┴──────┴─────────┘
         """
-        system = by_column(by)  # exactly one column, checked before any work
+        column = by_column(by, system)  # exactly one column, checked before any work
         wanted = as_named_measures(measures)
-        columns = ColumnOptions(
-            query=query,
-            item=item,
-            score=score,
-            relevance=relevance,
-            by=(system, *as_by(segment)),
-            ranked=ranked,
-            ties=ties,
-            compat=compat,
-        )
-        per_query = api.evaluate(self._frame, wanted, **columns)
+        spec = TableSpec.of({**columns, "query": query, "by": (column, *as_by(segment))})
+        per_query = api.evaluate_spec(self._frame, wanted, spec)
         values = per_query if isinstance(per_query, pl.DataFrame) else per_query.collect()
         return compare_values(
             values,
             list(wanted),
-            by=system,
+            by=column,
             query=query,
             baseline=baseline,
-            missing=missing,  # type: ignore[arg-type]
+            missing=missing,
             trials=trials,
             bootstrap=bootstrap,
             confidence=confidence,
             alpha=alpha,
             seed=seed,
+            pairs=pairs,
+            correction=correction,
             segment=segment,
             min_queries=min_queries,
         )

@@ -10,7 +10,7 @@ measures ask of it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal, TypedDict, get_args
 
 from polars_graded.errors import InvalidValueError
@@ -132,7 +132,25 @@ def as_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
     return tuple(by)
 
 
-class ColumnOptions(TypedDict, total=False):
+class RankingOptions(TypedDict, total=False):
+    """The keywords of :class:`ColumnOptions` but the key columns ``query`` and ``by``: how
+    each ranking is read.
+
+    ``df.graded.compare`` takes these as ``**columns`` beside the ``by=`` and ``query=`` it
+    shares with :func:`polars_graded.compare`. Each is described in :class:`ColumnOptions`.
+    """
+
+    item: str
+    score: str
+    relevance: str
+    ranked: bool
+    ties: TiePolicy
+    compat: Compat
+    judged_only: bool
+    depth: int | None
+
+
+class ColumnOptions(RankingOptions, total=False):
     """Keyword arguments describing the table, shared by every entry point.
 
     query, item, score, relevance
@@ -181,18 +199,7 @@ class ColumnOptions(TypedDict, total=False):
     """
 
     query: str
-    item: str
-    score: str
-    relevance: str
     by: str | Sequence[str] | None
-    ranked: bool
-    ties: TiePolicy
-    compat: Compat
-    judged_only: bool
-    depth: int | None
-
-
-_TABLE_OPTIONS = tuple(ColumnOptions.__annotations__)
 
 
 @dataclass(frozen=True)
@@ -284,7 +291,10 @@ class TableSpec:
         return [*self.keys, self.item, self.score, self.relevance]
 
     def options(self) -> ColumnOptions:
-        """The keywords that give this spec back, for the typed API's ``**columns``."""
+        """The keywords that give this spec back, for a public function's ``**columns``.
+
+        The typed API takes the spec itself (:func:`polars_graded.api.evaluate_spec`).
+        """
         return ColumnOptions(
             query=self.query,
             item=self.item,
@@ -297,6 +307,10 @@ class TableSpec:
             judged_only=self.judged_only,
             depth=self.depth,
         )
+
+
+_TABLE_OPTIONS = tuple(f.name for f in fields(TableSpec))
+"""The keywords of :class:`ColumnOptions`, in the order of the spec's fields."""
 
 
 def _check_depth(depth: object) -> None:

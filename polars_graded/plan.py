@@ -21,6 +21,7 @@ from typing import Literal, get_args
 
 import polars as pl
 
+from polars_graded.defaults import MEAN
 from polars_graded.errors import GradedWarning, InvalidValueError
 from polars_graded.measures import Measure, MeasureSpec, as_named_measures
 from polars_graded.measures.base import format_number
@@ -53,6 +54,7 @@ _VALUE_PREFIX = "__pg_value_"
 GEOMETRIC_FLOOR = 1e-5
 """trec_eval's ``MIN_GEO_MEAN``: the geometric mean counts smaller values (and 0) as this."""
 MeanKind = Literal["arithmetic", "geometric"]
+"""The means of a summary (the default: :data:`~polars_graded.defaults.MEAN`)."""
 MEANS: tuple[str, ...] = get_args(MeanKind)
 
 
@@ -371,7 +373,7 @@ def summary(
     per_query_values: pl.LazyFrame,
     names: Sequence[str],
     by: Sequence[str],
-    mean: MeanKind = "arithmetic",
+    mean: MeanKind = MEAN,
 ) -> pl.LazyFrame:
     """Per ``by`` group (one row without): the number of queries and the mean of ``names``.
 

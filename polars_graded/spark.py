@@ -9,7 +9,7 @@ delivered them in, so the per-query values equal the in-process path's bit for b
 :func:`summary` averages them per ``by`` group with Spark's own aggregation.
 
 A partition is evaluated in memory on its executor: it needs about 400 bytes per input row
-(see :data:`polars_graded.scale.parquet.BYTES_PER_ROW`), so choose ``partitions`` to keep
+(see :data:`polars_graded.scale.memory.BYTES_PER_ROW`), so choose ``partitions`` to keep
 ``rows / partitions * 400`` bytes well inside an executor's Python memory
 (``spark.executor.pyspark.memory``). A single giant ranking cannot be split: its partition
 holds all of it. µAP with ``levels="table"`` needs whole ``by`` groups, so with it the
@@ -24,8 +24,9 @@ Executors need polars_graded (and polars, pyarrow, numpy) installed, e.g. with
 The module holds the driver's side (:func:`evaluate`, :func:`summary`, :func:`summarize`, the
 checks of the Spark schema, :func:`output_schema`) and the executors' side
 (:func:`partition_evaluator`, :func:`evaluate_arrow`). The partition keys and the
-``partitions=`` check are the Parquet path's (:func:`polars_graded.scale.parquet.partition_keys`,
-:func:`polars_graded.scale.parquet.check_partitions`).
+``partitions=`` check are the Parquet path's planning
+(:func:`polars_graded.scale.partitions.partition_keys`,
+:func:`polars_graded.scale.partitions.check_partitions`).
 """
 
 from __future__ import annotations
@@ -38,11 +39,11 @@ import polars as pl
 import pyarrow as pa
 
 from polars_graded import plan
-from polars_graded.defaults import ENGINE
+from polars_graded.defaults import ENGINE, MEAN
 from polars_graded.errors import ColumnTypeError, InvalidValueError, MissingColumnError
 from polars_graded.measures import Measure, MeasureSpec, as_named_measures
 from polars_graded.options import ColumnOptions, TableSpec, as_by
-from polars_graded.scale.parquet import check_partitions, partition_keys
+from polars_graded.scale.partitions import check_partitions, partition_keys
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame as SparkDataFrame
@@ -64,7 +65,7 @@ def evaluate(
     Parameters
     ----------
     df
-        A Spark DataFrame with the columns of the long table (SPEC.md §1): one row per
+        A Spark DataFrame with the columns of the long table (docs/conventions.md §1): one row per
         ``(by..., query, item)``, a numeric score (null: not retrieved) and a numeric
         relevance (null: unjudged). Classic and Spark Connect sessions both work.
     measures
@@ -110,7 +111,7 @@ def summary(
     measures: MeasureSpec,
     *,
     partitions: int | None = None,
-    mean: plan.MeanKind = "arithmetic",
+    mean: plan.MeanKind = MEAN,
     **columns: Unpack[ColumnOptions],
 ) -> SparkDataFrame:
     """``num_q`` and the mean of each measure per ``by`` group, as a Spark DataFrame.
@@ -137,7 +138,7 @@ def summarize(
     measures: Sequence[str],
     *,
     by: str | Sequence[str] | None = None,
-    mean: plan.MeanKind = "arithmetic",
+    mean: plan.MeanKind = MEAN,
 ) -> SparkDataFrame:
     """The summary of per-query values already computed (e.g. read back from Parquet).
 

@@ -1,4 +1,4 @@
-"""Input checks: every rule of SPEC.md §1 that a table can break, with a clear error.
+"""Input checks: every rule of docs/conventions.md §1 that a table can break, with a clear error.
 
 Schema rules (missing columns, non-numeric score or relevance) are checked when the plan is
 built. Data rules (NaN, null keys, duplicate keys) need the data, so they become cheap flags

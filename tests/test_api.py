@@ -5,21 +5,26 @@ kind of frame they were given; a summary is the mean of the per-query values."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
 import pytest
-from conftest import FrameKind
 from polars.testing import assert_frame_equal
+from support.tables import FrameKind
 
 import polars_graded as pg
 from polars_graded import api
-from polars_graded.options import as_by
+from polars_graded.options import ColumnOptions, TableSpec, as_by
 
 MEASURES = ["mu_ap", "ndcg", "ap@10", "mean_ndcng"]
-NAMED = {"µ": "mu_ap(levels=table)", "top5": pg.NDCG @ 5, "first": "rr(rel=2)"}
+NAMED: dict[str, pg.Measure | str] = {
+    "µ": "mu_ap(levels=table)",
+    "top5": pg.NDCG @ 5,
+    "first": "rr(rel=2)",
+}
 CUSTOM_NAMES = {"query": "qid", "item": "docno", "score": "sim", "relevance": "rel"}
-OPTIONS: dict[str, dict[str, object]] = {
+OPTIONS: dict[str, dict[str, Any]] = {
     "defaults": {},
     "by": {"by": "system"},
     "by, average": {"by": "system", "ties": "average"},
@@ -50,7 +55,7 @@ def test_evaluate_is_the_namespaces(
         got = frame_kind.collect(pg.evaluate(frame_kind(df), measures, **columns))
         namespace = frame_kind.collect(frame_kind(df).graded.evaluate(measures, **columns))
         assert_frame_equal(got, namespace, check_exact=True)
-        keys = [*as_by(columns.get("by")), columns.get("query", "query")]  # type: ignore[arg-type]
+        keys = [*as_by(columns.get("by")), columns.get("query", "query")]
         assert got.columns == [*keys, *(measures if isinstance(measures, dict) else MEASURES)]
 
 
@@ -64,6 +69,34 @@ def test_summary_is_the_namespaces(
         got = frame_kind.collect(pg.summary(frame_kind(df), NAMED, mean=mean, **columns))
         namespace = frame_kind.collect(frame_kind(df).graded.summary(NAMED, mean=mean, **columns))
         assert_frame_equal(got, namespace, check_exact=True)
+
+
+@pytest.mark.parametrize("options", list(OPTIONS))
+def test_the_spec_entries_are_the_keyword_functions(
+    options: str, random_table: Callable[..., pl.DataFrame]
+) -> None:
+    columns = cast(ColumnOptions, OPTIONS[options])
+    df = table_for(OPTIONS[options], random_table)
+    spec = TableSpec.of(columns)
+    lf = df.lazy()
+    eager = [
+        (api.evaluate_spec(df, MEASURES, spec), pg.evaluate(df, MEASURES, **columns)),
+        (
+            api.summary_spec(df, MEASURES, spec, mean="geometric"),
+            pg.summary(df, MEASURES, mean="geometric", **columns),
+        ),
+        (api.per_threshold_spec(df, spec), pg.per_threshold(df, **columns)),
+    ]
+    lazy = [
+        (api.evaluate_spec(lf, MEASURES, spec), pg.evaluate(lf, MEASURES, **columns)),
+        (api.summary_spec(lf, MEASURES, spec), pg.summary(lf, MEASURES, **columns)),
+        (api.per_threshold_spec(lf, spec), pg.per_threshold(lf, **columns)),
+    ]
+    for got, want in eager:
+        assert_frame_equal(got, want, check_exact=True)
+    for got_lazy, want_lazy in lazy:
+        assert isinstance(got_lazy, pl.LazyFrame)
+        assert_frame_equal(got_lazy.collect(), want_lazy.collect(), check_exact=True)
 
 
 @pytest.mark.parametrize("options", list(OPTIONS))

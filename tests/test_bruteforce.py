@@ -1,22 +1,24 @@
-"""The library against the oracle of tests/oracle.py, query by query.
+"""The library against the oracle of tests/support/oracle.py, query by query.
 
-Random tables (conftest's seeded :func:`make_random_table`) cover what SPEC.md allows:
-several queries, up to 60 levels, continuous labels, score ties (also ties that exist only
-in float32: ties under ``compat="trec_eval_9"``, distinct scores by default), null scores,
-null relevance, negative labels, queries without relevant rows, without judgments or without
-retrieved rows, custom column names and ``by=`` with 2-3 systems (sharing the judgments, or
-with their own).
+Random tables (the seeded :func:`support.tables.make_random_table`) cover what
+docs/conventions.md allows: several queries, up to 60 levels, continuous labels, score ties
+(also ties that exist only in float32: ties under ``compat="trec_eval_9"``, distinct scores
+by default), null scores, null relevance, negative labels, queries without relevant rows,
+without judgments or without retrieved rows, custom column names and ``by=`` with 2-3
+systems (sharing the judgments, or with their own).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
-from conftest import LABEL_KINDS, make_random_table
-from oracle import RefQuery, load
+from support.oracle import Key, RefQuery, load
+from support.tables import LABEL_KINDS, make_random_table
 
 import polars_graded as pg
 
@@ -28,7 +30,7 @@ CUSTOM_NAMES = {"query": "qid", "item": "docno", "score": "sim", "relevance": "r
 # --- random tables -------------------------------------------------------------------------
 
 
-def random_table(seed: int) -> tuple[pl.DataFrame, dict]:
+def random_table(seed: int) -> tuple[pl.DataFrame, dict[str, Any]]:
     """A random long table of a random shape, and how to read it (column names, ``by``)."""
     rng = np.random.default_rng(seed)
     n_systems = int(rng.choice([1, 1, 2, 3]))
@@ -55,32 +57,38 @@ def random_table(seed: int) -> tuple[pl.DataFrame, dict]:
     return df, {"by": by, **names}
 
 
-def keys_of(opts: dict) -> list[str]:
+def keys_of(opts: dict[str, Any]) -> list[str]:
     by = [] if opts["by"] is None else [opts["by"]]
     return [*by, opts.get("query", "query")]
 
 
-def reference(df: pl.DataFrame, opts: dict, compat: str = "trec_eval_10") -> dict[tuple, RefQuery]:
+def reference(
+    df: pl.DataFrame, opts: dict[str, Any], compat: str = "trec_eval_10"
+) -> dict[Key, RefQuery]:
     return load(df, compat=compat, **opts)
 
 
-def given_levels(df: pl.DataFrame, opts: dict, seed: int) -> list[float]:
+def given_levels(df: pl.DataFrame, opts: dict[str, Any], seed: int) -> list[float]:
     rng = np.random.default_rng(seed + 1000)
     labels = df[opts.get("relevance", "relevance")].drop_nulls().cast(pl.Float64).unique()
     positive = [x for x in labels.to_list() if x > 0]
     extra = [float(x) for x in np.round(rng.uniform(0.05, 5.0, size=int(rng.integers(1, 4))), 2)]
-    chosen = rng.choice(positive, size=min(len(positive), 5), replace=False) if positive else []
+    chosen: list[float] | np.ndarray = (
+        rng.choice(positive, size=min(len(positive), 5), replace=False) if positive else []
+    )
     return sorted({*map(float, chosen), *extra})
 
 
-def gain_mapping(df: pl.DataFrame, opts: dict, seed: int) -> dict[float, float]:
+def gain_mapping(df: pl.DataFrame, opts: dict[str, Any], seed: int) -> dict[float, float]:
     rng = np.random.default_rng(seed + 2000)
     labels = df[opts.get("relevance", "relevance")].drop_nulls().cast(pl.Float64).unique()
     listed = [x for x in labels.to_list() if x > 0][:3] or [1.0]
     return {float(x): float(rng.choice([0.5, 3.0, 9.0, 4.5])) for x in listed}
 
 
-def measures_and_reference(df: pl.DataFrame, opts: dict, seed: int):
+def measures_and_reference(
+    df: pl.DataFrame, opts: dict[str, Any], seed: int
+) -> list[tuple[pg.Measure, Callable[[RefQuery], float]]]:
     """(measure, reference function of a RefQuery) pairs for one table."""
     rng = np.random.default_rng(seed + 3000)
     k = int(rng.integers(1, 12))
@@ -126,7 +134,7 @@ def close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=TOL, abs_tol=TOL)
 
 
-def compare(result: pl.DataFrame, keys: list[str], column: str, expected: dict) -> None:
+def compare(result: pl.DataFrame, keys: list[str], column: str, expected: dict[Key, float]) -> None:
     got = {tuple(r[k] for k in keys): r[column] for r in result.iter_rows(named=True)}
     assert got.keys() == expected.keys(), column
     bad = {key: (got[key], expected[key]) for key in got if not close(got[key], expected[key])}
@@ -139,7 +147,7 @@ def compare(result: pl.DataFrame, keys: list[str], column: str, expected: dict) 
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_evaluate_matches_reference(seed):
+def test_evaluate_matches_reference(seed: int) -> None:
     df, opts = random_table(seed)
     ref = reference(df, opts)
     pairs = measures_and_reference(df, opts, seed)
@@ -154,7 +162,7 @@ def test_evaluate_matches_reference(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS[::4])
-def test_evaluate_under_trec_eval_9_matches_the_float32_reference(seed):
+def test_evaluate_under_trec_eval_9_matches_the_float32_reference(seed: int) -> None:
     """``compat="trec_eval_9"``: the oracle ranking by float32 scores (9.x, pytrec_eval)."""
     df, opts = random_table(seed)
     ref = reference(df, opts, "trec_eval_9")
@@ -166,14 +174,14 @@ def test_evaluate_under_trec_eval_9_matches_the_float32_reference(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS[::4])
-def test_namespace_methods_match_reference(seed):
+def test_namespace_methods_match_reference(seed: int) -> None:
     df, opts = random_table(seed)
     ref = reference(df, opts)
     keys = keys_of(opts)
     levels = given_levels(df, opts, seed)
     mapping = gain_mapping(df, opts, seed)
     ns = df.graded
-    checks = [
+    checks: list[tuple[pl.DataFrame, str, Callable[[RefQuery], float]]] = [
         (ns.mu_ap(**opts), "mu_ap", lambda q: q.mu_ap("query")),
         (ns.mu_ap(levels="table", **opts), "mu_ap(levels=table)", lambda q: q.mu_ap("table")),
         (
@@ -210,12 +218,12 @@ def test_namespace_methods_match_reference(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS[::2])
-def test_summary_matches_reference_means(seed):
+def test_summary_matches_reference_means(seed: int) -> None:
     df, opts = random_table(seed)
     ref = reference(df, opts)
     by = opts["by"]
     summary = df.graded.summary(["mu_ap", "ndcng@5", "mean_ndcg"], **opts)
-    groups: dict[tuple, list[RefQuery]] = {}
+    groups: dict[Key, list[RefQuery]] = {}
     for key, q in ref.items():
         groups.setdefault(key[:-1], []).append(q)
     assert summary.height == len(groups)
@@ -228,7 +236,7 @@ def test_summary_matches_reference_means(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS[::2])
-def test_expressions_in_own_group_by(seed):
+def test_expressions_in_own_group_by(seed: int) -> None:
     df, opts = random_table(seed)
     keys = keys_of(opts)
     cols = {c: opts[c] for c in ("relevance", "score", "item") if c in opts}
@@ -263,7 +271,7 @@ def test_expressions_in_own_group_by(seed):
     compare(mine, keys, name, {key: q.mu_ap(levels) for key, q in ref.items()})
 
 
-def test_expressions_with_lazy_group_by():
+def test_expressions_with_lazy_group_by() -> None:
     df, opts = random_table(3)
     keys = keys_of(opts)
     cols = {c: opts[c] for c in ("relevance", "score", "item") if c in opts}
@@ -273,7 +281,7 @@ def test_expressions_with_lazy_group_by():
     assert eager.equals(lazy)
 
 
-def test_float32_ranking_differs_from_float64():
+def test_float32_ranking_differs_from_float64() -> None:
     """Scores 1000 + 1e-9 and 1000 differ as float64: by default (trec_eval 10.0) the
     relevant "a" comes first. As float32 they tie, so under ``compat="trec_eval_9"`` (9.x,
     pytrec_eval) the larger item "b" comes first and "a" is second."""
@@ -290,7 +298,7 @@ def test_float32_ranking_differs_from_float64():
     assert exprs.row(0) == (1, 1.0, 0.5)
 
 
-def test_random_tables_cover_the_cases():
+def test_random_tables_cover_the_cases() -> None:
     # the generator really produces what the module docstring promises
     seen = dict.fromkeys(
         [

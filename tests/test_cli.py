@@ -3,7 +3,8 @@
 and the installed script.
 
 Each subcommand has its own file: test_cli_evaluate, test_cli_report, test_cli_demo; the
-options and input they share are test_cli_common's, the text tables test_cli_table's.
+input they share is test_cli_inputs', the option values test_cli_values', the text tables
+test_cli_table's.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ import shutil
 import subprocess
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 import pytest
-from cli_helpers import (
+from support.cli import (
     assert_one_line_error,
     expected_rows,
     parquet_fixture,  # noqa: F401 (the fixture ``parquet``)
@@ -25,7 +27,7 @@ from cli_helpers import (
     table_fixture,  # noqa: F401 (the fixture ``table``)
     trec_files,
 )
-from conftest import in_ci
+from support.environment import in_ci
 
 import polars_graded as pg
 from polars_graded import cli
@@ -71,7 +73,7 @@ def test_known_input_failures_are_one_line_and_bugs_keep_their_traceback(
     run_file, qrels = trec_files(tmp_path)
     argv = ["evaluate", "--run", str(run_file), "--qrels", str(qrels)]
 
-    def failing(error: Exception):
+    def failing(error: Exception) -> Callable[..., str]:
         def read_text(path: object, *_: object) -> str:
             raise error
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from cli_helpers import run
+from support.cli import run
 
 from polars_graded.cli import demo
 

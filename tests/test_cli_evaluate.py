@@ -2,17 +2,19 @@
 library's, -o writes the per-query table, TREC runs side by side, named measures, and the
 errors found before the work.
 
-The options it shares with ``report`` are tested in test_cli_common; --partitions and
+The input it shares with ``report`` is tested in test_cli_inputs; --partitions and
 --memory-budget on Parquet layouts in test_scale_parquet.
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
-from cli_helpers import (
+from support.cli import (
     MEASURES,
     assert_one_line_error,
     expected_rows,
@@ -23,11 +25,12 @@ from cli_helpers import (
     table_fixture,  # noqa: F401 (the fixture ``table``)
     trec_files,
 )
-from conftest import write_small_table
+from support.tables import write_small_table
 
 import polars_graded as pg
 from polars_graded import cli, plan
 from polars_graded.defaults import DEFAULT_MEASURES
+from polars_graded.io.trec import QueriesMode
 
 # --------------------------------------------------------------------------- a TABLE
 
@@ -147,7 +150,7 @@ def test_printed_summary_is_the_library_summary(
 
 @pytest.mark.parametrize("queries", ["qrels", "both", "all"])
 def test_evaluate_trec_run_and_qrels(
-    queries: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    queries: QueriesMode, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run_file, qrels = trec_files(tmp_path)
     code, out, err = run(
@@ -352,9 +355,9 @@ def test_spill_dir_holds_the_partitions_while_they_are_evaluated(
     seen: list[Path] = []
     split = spill.split
 
-    def watched(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+    def watched(*args: Any, **kwargs: Any) -> AbstractContextManager[list[list[Path]]]:
         seen.append(Path(str(kwargs["spill_dir"])))
-        return split(*args, **kwargs)  # type: ignore[arg-type]
+        return split(*args, **kwargs)
 
     monkeypatch.setattr(spill, "split", watched)
     folder = tmp_path / "spill"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import assert_one_line_error, run
 from scipy import stats
-from test_stats_gate import BASE, ap, ranked_table
+from support.cli import assert_one_line_error, run
+from support.gate import BASE, ap, ranked_table
 
 import polars_graded
 

@@ -3,7 +3,7 @@ library's numbers (on a long table and on TREC runs, named by tag, file or folde
 and its alias --system, and errors as one line before any folder is written.
 
 The report's contents are tested from Python in test_report*.py; the options ``report``
-shares with ``evaluate`` in test_cli_common.
+shares with ``evaluate`` in test_cli_inputs and test_cli_values.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from cli_helpers import (
+from polars.testing import assert_frame_equal
+from support.cli import (
     assert_one_line_error,
     parquet_fixture,  # noqa: F401 (the fixture ``parquet``: the synthetic table below)
     refuse_work,
@@ -22,8 +23,7 @@ from cli_helpers import (
     trec_files,
     two_systems_table,
 )
-from polars.testing import assert_frame_equal
-from report_helpers import (
+from support.report import (
     MEASURES,
     Page,
     body_rows,

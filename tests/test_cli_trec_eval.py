@@ -1,4 +1,4 @@
-"""``polars-graded trec-eval`` (polars_graded/cli/trec_eval.py): trec_eval 10.0's own test
+"""``polars-graded trec-eval`` (polars_graded/cli/trec_eval/): trec_eval 10.0's own test
 commands print trec_eval's expected files line by line, and -J agrees with pytrec_eval.
 
 The commands are those of the data folder's COMMANDS.md but the ``-R`` (preference files)
@@ -15,10 +15,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 import pytrec_eval
-from cli_helpers import run
+from support.cli import run
 
 import polars_graded as pg
-from polars_graded.cli.trec_eval import TABLE, summarize
+from polars_graded.cli.trec_eval.measures import TABLE
+from polars_graded.cli.trec_eval.output import summarize
 from polars_graded.measures.registry import trec_eval_templates
 
 COMMANDS = {
@@ -154,7 +155,7 @@ def test_a_measure_without_a_template_is_one_stderr_line(
     data: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     templates = {k: v for k, v in trec_eval_templates().items() if k != "P"}
-    monkeypatch.setattr("polars_graded.cli.trec_eval.trec_eval_templates", lambda: templates)
+    monkeypatch.setattr("polars_graded.cli.trec_eval.lines.trec_eval_templates", lambda: templates)
     out, err = trec_eval("-m P.5 -m map qrels.test results.test", data, capsys)
     assert err == "polars-graded trec-eval: P.5 is not available yet; skipped\n"
     assert [line.split()[0] for line in out.splitlines()] == ["map"]

@@ -1,6 +1,6 @@
 """The defaults every entry point shares (polars_graded/defaults.py): they are what the
 README promises, and ``polars-graded evaluate`` without ``-m`` computes exactly those
-measures, with the oracle's values (tests/oracle.py)."""
+measures, with the oracle's values (tests/support/oracle.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import make_random_table
-from oracle import RefQuery, load
+from support.oracle import RefQuery, load
+from support.tables import make_random_table
 
 from polars_graded import cli
 from polars_graded.defaults import DEFAULT_MEASURES, ENGINE, REPORT_MEASURES

@@ -95,12 +95,14 @@ def data(shared_data: Callable[[str], Path]) -> Path:
 
 @pytest.fixture(scope="module")
 def wide(data: Path) -> pl.DataFrame:
-    return ohsumed.load(data, queries=QUERIES)
+    table: pl.DataFrame = ohsumed.load(data, queries=QUERIES)
+    return table
 
 
 @pytest.fixture(scope="module")
 def long(wide: pl.DataFrame) -> pl.DataFrame:
-    return ohsumed.long_table(wide)
+    table: pl.DataFrame = ohsumed.long_table(wide)
+    return table
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +116,8 @@ def tables(long: pl.DataFrame) -> dict[str, pl.DataFrame]:
 
 
 def cell(table: pl.DataFrame, strategy: int, column: str) -> float:
-    return table.filter(pl.col("strategy") == strategy)[column].item()
+    value: float = table.filter(pl.col("strategy") == strategy)[column].item()
+    return value
 
 
 # --------------------------------------------------------------------------- the tables

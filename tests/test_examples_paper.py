@@ -1,7 +1,7 @@
 """The paper's examples: examples/paper_tables.py and examples/artificial.py.
 
 examples/ is not a package, so the scripts are loaded by path. They run on reduced sizes
-here (a few runs, a few k), and the printed Tables 1 and 2 are compared with SPEC.md §5 at
+here (a few runs, a few k), and the printed Tables 1 and 2 are compared with conventions.md §5 at
 the paper's printed precision.
 """
 
@@ -41,7 +41,7 @@ def artificial() -> ModuleType:
     return load_example("artificial")
 
 
-# --- SPEC.md §5 ----------------------------------------------------------------------------
+# --- conventions.md §5 ----------------------------------------------------------------------------
 
 TABLE_1 = {"5": "0.000", "4": "0.125", "3": "0.403", "2": "0.483", "1": "0.780", "0": "1.000"}
 MU_AP = "0.448"
@@ -85,7 +85,9 @@ def block(lines: list[str], example: str) -> list[str]:
 # --- examples/paper_tables.py -----------------------------------------------------------------
 
 
-def test_table_1_printed_equals_spec(tables, capsys):
+def test_table_1_printed_equals_spec(
+    tables: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
     lines = printed_tables(tables, capsys)
     header = line_starting(lines, "t")
     values = line_starting(lines, "AP^t")
@@ -97,7 +99,7 @@ def test_table_1_printed_equals_spec(tables, capsys):
     assert float(values[7]) == pytest.approx(statistics.fmean(six), abs=6e-4)
 
 
-def test_table_1_frame(tables):
+def test_table_1_frame(tables: ModuleType) -> None:
     table = tables.table_1()
     assert table.columns == [
         *(f"t={t}" for t in (5, 4, 3, 2, 1, 0)),
@@ -110,7 +112,9 @@ def test_table_1_frame(tables):
 
 
 @pytest.mark.parametrize("example", list(NDCG_ROWS))
-def test_table_2_ndcg_rows_printed_equal_spec(tables, capsys, example):
+def test_table_2_ndcg_rows_printed_equal_spec(
+    tables: ModuleType, capsys: pytest.CaptureFixture[str], example: str
+) -> None:
     rows = block(printed_tables(tables, capsys), example)
     name = "NDCNG" if "NDCNG" in example else "NDCG"
     cells = line_starting(rows, name)
@@ -119,14 +123,16 @@ def test_table_2_ndcg_rows_printed_equal_spec(tables, capsys, example):
     assert cells[9] == mean
 
 
-def test_table_2_dcg_base_10_printed_equals_spec(tables, capsys):
+def test_table_2_dcg_base_10_printed_equals_spec(
+    tables: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
     rows = block(printed_tables(tables, capsys), "labels as given")
     assert line_starting(rows, "DCG")[8] == "45.65"
     ideal = [line.split() for line in rows if line.split()[:2] == ["ideal", "DCG"]]
     assert ideal[0][9] == "82.89"
 
 
-def test_table_2_gain_rows(tables):
+def test_table_2_gain_rows(tables: ModuleType) -> None:
     table = tables.table_2().filter(pl.col("example") == "labels as given")
     positions = [str(k) for k in range(1, 9)]
     gain = table.filter(pl.col("row") == "gain").select(positions).row(0)
@@ -136,13 +142,14 @@ def test_table_2_gain_rows(tables):
 
 
 @pytest.mark.parametrize("example", list(NDCG_ROWS))
-def test_table_2_ndcg_is_dcg_over_ideal_dcg(tables, example):
+def test_table_2_ndcg_is_dcg_over_ideal_dcg(tables: ModuleType, example: str) -> None:
     # the DCG rows and the NDCG (NDCNG) row come from different library calls
     table = tables.table_2().filter(pl.col("example") == example)
     positions = [str(k) for k in range(1, 9)]
 
     def row(name: str) -> tuple[float, ...]:
-        return table.filter(pl.col("row") == name).select(positions).row(0)
+        values: tuple[float, ...] = table.filter(pl.col("row") == name).select(positions).row(0)
+        return values
 
     ratios = [d / i for d, i in zip(row("DCG"), row("ideal DCG"), strict=True)]
     assert row("NDCG") == pytest.approx(ratios, abs=1e-12)
@@ -150,7 +157,9 @@ def test_table_2_ndcg_is_dcg_over_ideal_dcg(tables, example):
     assert mean == pytest.approx(statistics.fmean(ratios), abs=1e-12)
 
 
-def test_paper_tables_rejects_arguments(tables, capsys):
+def test_paper_tables_rejects_arguments(
+    tables: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert tables.main(["--bogus"]) == 2
     assert "takes no arguments" in capsys.readouterr().err
 
@@ -161,19 +170,23 @@ SMALL_RUNS = 20  # enough for the k = 50 claim: NDCG's spread >= 3x the others' 
 
 
 @pytest.fixture(scope="module")
-def small(artificial) -> tuple[pl.DataFrame, pl.DataFrame]:
+def small(artificial: ModuleType) -> tuple[pl.DataFrame, pl.DataFrame]:
     values = artificial.compute(runs=SMALL_RUNS, swaps=[0, 10, 50], seed=0)
     return values, artificial.curves(values)
 
 
-def test_batched_values_have_one_row_per_ranking(artificial, small):
+def test_batched_values_have_one_row_per_ranking(
+    artificial: ModuleType, small: tuple[pl.DataFrame, pl.DataFrame]
+) -> None:
     values, means = small
     assert values.height == 2 * 4 * 3 * SMALL_RUNS
     assert values.columns == [*artificial.KEYS, "query", *artificial.MEASURES]
     assert means["runs"].unique().to_list() == [SMALL_RUNS]
 
 
-def test_perfect_ranking_scores_one(artificial, small):
+def test_perfect_ranking_scores_one(
+    artificial: ModuleType, small: tuple[pl.DataFrame, pl.DataFrame]
+) -> None:
     values, _ = small
     perfect = values.filter(pl.col("swaps") == 0)
     assert perfect.height == 2 * 4 * SMALL_RUNS
@@ -181,7 +194,9 @@ def test_perfect_ranking_scores_one(artificial, small):
         assert perfect[measure].to_list() == pytest.approx([1.0] * perfect.height, abs=1e-12)
 
 
-def test_swaps_lower_every_measure(artificial, small):
+def test_swaps_lower_every_measure(
+    artificial: ModuleType, small: tuple[pl.DataFrame, pl.DataFrame]
+) -> None:
     _, means = small
     for measure in artificial.MEASURES:
         at = {k: means.filter(pl.col("swaps") == k)[measure] for k in (0, 10, 50)}
@@ -189,7 +204,9 @@ def test_swaps_lower_every_measure(artificial, small):
         assert (at[50] < at[10]).all()
 
 
-def test_claim_at_k50_uniform(artificial, small):
+def test_claim_at_k50_uniform(
+    artificial: ModuleType, small: tuple[pl.DataFrame, pl.DataFrame]
+) -> None:
     _, means = small
     spreads = artificial.spread_table(means, [50]).filter(pl.col("distribution") == "uniform")
     row = spreads.row(0, named=True)
@@ -198,16 +215,20 @@ def test_claim_at_k50_uniform(artificial, small):
     assert row["mean_ndcg"] >= artificial.MUCH * max(row["mu_ap"], row["mean_ndcng"])
 
 
-def test_spread_is_max_minus_min_over_levels(artificial, small):
+def test_spread_is_max_minus_min_over_levels(
+    artificial: ModuleType, small: tuple[pl.DataFrame, pl.DataFrame]
+) -> None:
     _, means = small
     spreads = artificial.spread_table(means, [10])
     one = means.filter((pl.col("distribution") == "random") & (pl.col("swaps") == 10))
     got = spreads.filter(pl.col("distribution") == "random")["mu_ap"][0]
-    assert got == pytest.approx(one["mu_ap"].max() - one["mu_ap"].min())
+    top, bottom = one["mu_ap"].max(), one["mu_ap"].min()
+    assert isinstance(top, float) and isinstance(bottom, float)
+    assert got == pytest.approx(top - bottom)
     assert spreads["distribution"].cast(pl.String).to_list() == ["uniform", "random"]
 
 
-def test_agreement_follows_the_numbers(artificial):
+def test_agreement_follows_the_numbers(artificial: ModuleType) -> None:
     spreads = pl.DataFrame(
         {
             "distribution": ["uniform", "random"],
@@ -226,13 +247,15 @@ def test_agreement_follows_the_numbers(artificial):
     assert "all 1 points" in agreeing[-1]
 
 
-def test_swap_counts_keep_the_reported_ks(artificial):
+def test_swap_counts_keep_the_reported_ks(artificial: ModuleType) -> None:
     assert artificial.swap_counts(99, 1) == list(range(100))
     assert artificial.swap_counts(60, 25) == [0, 10, 25, 50, 60]
     assert artificial.swap_counts(0, 5) == [0]
 
 
-def test_plot_writes_valid_pngs(artificial, small, tmp_path):
+def test_plot_writes_valid_pngs(
+    artificial: ModuleType, small: tuple[pl.DataFrame, pl.DataFrame], tmp_path: Path
+) -> None:
     _, means = small
     paths = artificial.plot(means, tmp_path / "figures")
     assert [p.name for p in paths] == ["fig4_uniform.png", "fig5_nonuniform.png"]
@@ -245,7 +268,9 @@ def test_plot_writes_valid_pngs(artificial, small, tmp_path):
         assert height > 300
 
 
-def test_main_prints_spreads_and_verdict(artificial, tmp_path, capsys):
+def test_main_prints_spreads_and_verdict(
+    artificial: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = artificial.main(
         ["--runs", "5", "--swaps", "50", "--step", "50", "--no-plots", "--out", str(tmp_path)]
     )
@@ -257,7 +282,9 @@ def test_main_prints_spreads_and_verdict(artificial, tmp_path, capsys):
     assert not list(tmp_path.iterdir())  # --no-plots writes nothing
 
 
-def test_main_writes_figures(artificial, tmp_path, capsys):
+def test_main_writes_figures(
+    artificial: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "figs"
     assert artificial.main(["--runs", "2", "--swaps", "10", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["fig4_uniform.png", "fig5_nonuniform.png"]
@@ -265,14 +292,16 @@ def test_main_writes_figures(artificial, tmp_path, capsys):
 
 
 @pytest.fixture
-def no_matplotlib(monkeypatch):
+def no_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make every ``import matplotlib...`` fail, as if it were not installed."""
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.setitem(sys.modules, "matplotlib", None)
 
 
-def test_missing_matplotlib_hint(no_matplotlib, tmp_path, capsys):
+def test_missing_matplotlib_hint(
+    no_matplotlib: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     module = load_example("artificial")  # importing needs no matplotlib
     with pytest.raises(SystemExit) as exit_:
         module.main(["--runs", "1", "--swaps", "0", "--out", str(tmp_path)])
@@ -283,7 +312,9 @@ def test_missing_matplotlib_hint(no_matplotlib, tmp_path, capsys):
     assert capsys.readouterr().out == ""  # it stops before doing the work
 
 
-def test_no_plots_works_without_matplotlib(no_matplotlib, tmp_path, capsys):
+def test_no_plots_works_without_matplotlib(
+    no_matplotlib: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     module = load_example("artificial")
     args = ["--runs", "1", "--swaps", "0", "--no-plots", "--out", str(tmp_path)]
     assert module.main(args) == 0

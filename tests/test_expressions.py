@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import inspect
+from typing import Any
 
 import polars as pl
 import pytest
@@ -12,6 +13,7 @@ import pytest
 import polars_graded as pg
 from polars_graded import expressions
 from polars_graded.measures import registry
+from polars_graded.options import TiePolicy
 
 TABLE = pl.DataFrame(
     {
@@ -49,7 +51,7 @@ def test_docstring_is_numpydoc_with_an_example(name: str) -> None:
 
 @pytest.mark.parametrize("ties", ["trec_eval", "average"])
 @pytest.mark.parametrize("name", NAMES)
-def test_a_function_is_its_measure_expression(name: str, ties: str) -> None:
+def test_a_function_is_its_measure_expression(name: str, ties: TiePolicy) -> None:
     cls = registry.FUNCTIONS[name]
     measure = pg.parse_measure(cls.declaration.example)
     keywords = {
@@ -69,7 +71,7 @@ def test_a_function_is_its_measure_expression(name: str, ties: str) -> None:
 
 def test_mu_ap_needs_explicit_levels() -> None:
     with pytest.raises(TypeError, match="mu_ap\\(\\) missing 1 required keyword-only argument"):
-        pg.mu_ap()
+        pg.mu_ap()  # type: ignore[call-arg]
 
 
 def test_checks_are_the_measures() -> None:
@@ -78,7 +80,8 @@ def test_checks_are_the_measures() -> None:
     with pytest.raises(pg.MeasureParameterError, match="persistence p must be between 0 and 1"):
         pg.rbp(p=1)
     with pytest.raises(TypeError, match="unexpected keyword argument 'k'"):
-        pg.r_precision(k=3)  # R-precision takes no cutoff: k is not a parameter
+        # R-precision takes no cutoff: k is not a parameter
+        pg.r_precision(k=3)  # type: ignore[call-arg]
 
 
 def test_column_names_are_passed_through() -> None:
@@ -102,7 +105,7 @@ def test_compat_ranks_each_group_as_its_release() -> None:
         }
     )
 
-    def values(*exprs: pl.Expr) -> list[tuple]:
+    def values(*exprs: pl.Expr) -> list[tuple[Any, ...]]:
         return df.group_by("query").agg(*exprs).sort("query").rows()
 
     iprec = pg.parse_measure("iprec(recall=0.3)")

@@ -19,30 +19,21 @@ import sys
 import textwrap
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
-from conftest import (
-    BOUNDED,
-    MEASURES,
-    FrameKind,
-    MeasureSpec,
-    Table,
-    TrecFile,
-    assert_finite,
-    assert_one_row_per_ranking,
-    expected_joined_rankings,
-    measure_garbage,
-    measure_specs,
-    tables,
-    trec_files,
-)
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from support.hostile_tables import Table, tables
+from support.measure_strings import BOUNDED, MEASURES, MeasureSpec, measure_garbage, measure_specs
+from support.tables import FrameKind, assert_finite, assert_one_row_per_ranking
+from support.trec_files import TrecFile, expected_joined_rankings, trec_files
 
 import polars_graded as pg
+from polars_graded.io.trec import QueriesMode
 from polars_graded.options import TIE_POLICIES
 
 SMALL = pl.DataFrame(
@@ -98,8 +89,9 @@ def assert_contract(result: Any, t: Table, what: str) -> pl.DataFrame | None:
         return None
     if isinstance(result, pg.GradedError):
         return None
-    assert_per_query(result, t, what)
-    return result
+    frame: pl.DataFrame = result
+    assert_per_query(frame, t, what)
+    return frame
 
 
 # --------------------------------------------------------------------------- measure strings
@@ -112,7 +104,7 @@ def assert_contract(result: Any, t: Table, what: str) -> pl.DataFrame | None:
 @example(spec=MeasureSpec("ap(rel=1,rel=2)", "parameter given twice"))
 @example(spec=MeasureSpec("err(max_rel=2000)@5"))
 @given(spec=measure_specs())
-def test_measure_strings(spec) -> None:
+def test_measure_strings(spec: MeasureSpec) -> None:
     """A measure string either evaluates (one finite value per query, a column named by its
     canonical string, which parses back to the same measure) or raises a GradedError."""
     measure = outcome(lambda: pg.parse_measure(spec.text), f"parse_measure({spec.text!r})")
@@ -208,7 +200,9 @@ _LONG_WORKER = textwrap.dedent(
         max_size=8,
     )
 )
-def test_long_measure_strings_finish(texts: list[str], tmp_path_factory) -> None:
+def test_long_measure_strings_finish(
+    texts: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """Strings of 1k-100k characters of every shape are read (or refused) at once, in Python
     and on the command line. They run in a child process: a regular expression that
     backtracks cannot be interrupted, and the test must end (issue 14, item 1)."""
@@ -310,10 +304,10 @@ def assert_summary(summary: pl.DataFrame, t: Table, what: str) -> None:
     assert_finite(summary, measure_columns(summary, [*t.by, "num_q"]), what)
 
 
-SHORTCUTS: dict[str, dict[str, st.SearchStrategy]] = {}
+SHORTCUTS: dict[str, dict[str, st.SearchStrategy[Any]]] = {}
 _K = st.sampled_from([None, 1, 3, 10, 0, -1, 2.5, 10**30])
 _REL = st.sampled_from([1, 2, 0.5, 1e-9, 0, -1, math.nan, math.inf, 1e308])
-for _name, _params in {
+_PARAMETERS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     "mu_ap": {"levels": st.sampled_from(["query", "table", [1, 2], [0.5, 0.5], [], [0], [-1]])},
     "ap": {"rel": _REL},
     "ndcg": {"gain": st.sampled_from(["exp", "linear", {1: 3, 2: 9}, {}, {1: math.nan}, "x"])},
@@ -331,7 +325,8 @@ for _name, _params in {
     "judged": {},
     "success": {"rel": _REL},
     "mean_ndcng": {},
-}.items():
+}
+for _name, _params in _PARAMETERS.items():
     SHORTCUTS[_name] = (
         _params
         if _name in ("r_precision", "bpref", "mean_ndcg", "mean_ndcng")
@@ -431,7 +426,7 @@ def test_expressions_hostile_tables(frame_kind: FrameKind, data: st.DataObject) 
 
 
 @pytest.mark.parametrize("dtype", [pl.String, pl.Categorical, pl.Date, pl.Duration])
-def test_expressions_non_numeric_columns(dtype) -> None:
+def test_expressions_non_numeric_columns(dtype: type[pl.DataType]) -> None:
     """A non-numeric score or relevance: the namespace refuses it with a ColumnTypeError; an
     expression function, which cannot see the schema when it is built (it is documented not
     to validate), either fails or evaluates the column as Polars casts it to a number, never
@@ -456,14 +451,16 @@ def test_expressions_non_numeric_columns(dtype) -> None:
 
 @settings(max_examples=100, suppress_health_check=SLOW)
 @given(data=st.data())
-def test_evaluate_parquet_hostile_tables(tmp_path_factory, data: st.DataObject) -> None:
+def test_evaluate_parquet_hostile_tables(
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
     """evaluate_parquet and summary_parquet on hostile tables written to Parquet: the
     contract, for 1, 3 or 8 partitions or a memory budget."""
     t = data.draw(tables(), label="table")
     path = tmp_path_factory.mktemp("pq") / "runs.parquet"
     t.df.write_parquet(path)
     measures = data.draw(st.lists(st.sampled_from(MEASURES), min_size=1, max_size=3), label="m")
-    split = data.draw(
+    split: dict[str, Any] = data.draw(
         st.sampled_from(
             [{"partitions": 1}, {"partitions": 3}, {"partitions": 8}, {"memory_budget": "1GiB"}]
         )
@@ -484,7 +481,7 @@ FORMS = ["path", "glob", "recursive_glob", "list"]
 
 @settings(max_examples=80, suppress_health_check=SLOW)
 @given(data=st.data())
-def test_parquet_sources(tmp_path_factory, data: st.DataObject) -> None:
+def test_parquet_sources(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
     """Every source ``pl.scan_parquet`` reads (a file, a folder, nested and hive-partitioned
     folders, a glob, a recursive glob, a list) evaluates to one row per ranking, with hive
     partition columns usable in ``by`` (issue 14, item 11; from a glob or a list of files
@@ -583,8 +580,8 @@ def test_parquet_mixed_schemas(tmp_path: Path, change: str) -> None:
 # --------------------------------------------------------------------------- TREC readers
 
 
-def _same_rows(got: list[tuple], expected: list[tuple]) -> bool:
-    def norm(row: tuple) -> tuple:
+def _same_rows(got: list[tuple[Any, ...]], expected: list[tuple[Any, ...]]) -> bool:
+    def norm(row: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple("nan" if isinstance(v, float) and math.isnan(v) else v for v in row)
 
     return [norm(r) for r in got] == [norm(r) for r in expected]
@@ -600,7 +597,7 @@ def _read(reader: Callable[[Path], pl.DataFrame], f: TrecFile, path: Path) -> An
 
 @settings(max_examples=250, suppress_health_check=SLOW)
 @given(f=trec_files(kind="run"))
-def test_read_trec_run(tmp_path_factory, f: TrecFile) -> None:
+def test_read_trec_run(tmp_path_factory: pytest.TempPathFactory, f: TrecFile) -> None:
     """A run file gives exactly its content lines (BOM, CRLF, gzip, tabs, blank and comment
     lines as trec_eval reads them), or a GradedError naming the file for a short line, a
     non-numeric score or a truncated gzip."""
@@ -615,7 +612,7 @@ def test_read_trec_run(tmp_path_factory, f: TrecFile) -> None:
 
 @settings(max_examples=250, suppress_health_check=SLOW)
 @given(f=trec_files(kind="qrels"))
-def test_read_trec_qrels(tmp_path_factory, f: TrecFile) -> None:
+def test_read_trec_qrels(tmp_path_factory: pytest.TempPathFactory, f: TrecFile) -> None:
     """A qrels file gives exactly its content lines, or a GradedError naming the file for a
     line without four fields, a label that is not an integer, or a truncated gzip (a label
     beyond 64-bit integers, 1e30, may be refused too)."""
@@ -629,19 +626,23 @@ def test_read_trec_qrels(tmp_path_factory, f: TrecFile) -> None:
 
 @settings(max_examples=100, suppress_health_check=SLOW)
 @given(data=st.binary(max_size=300), compress=st.booleans())
-def test_readers_random_bytes(tmp_path_factory, data: bytes, compress: bool) -> None:
+def test_readers_random_bytes(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, compress: bool
+) -> None:
     """Any bytes, plain or gzipped, read as a run or qrels or raise a GradedError."""
     import gzip
 
     path = tmp_path_factory.mktemp("bytes") / "file.txt"
     path.write_bytes(gzip.compress(data) if compress else data)
     for reader in (pg.read_trec_run, pg.read_trec_qrels):
-        outcome(lambda reader=reader: reader(path), f"{reader.__name__}({data!r})")
+        outcome(partial(reader, path), f"{reader.__name__}({data!r})")
 
 
 @pytest.mark.parametrize("reader", [pg.read_trec_run, pg.read_trec_qrels])
 @pytest.mark.parametrize("where", ["missing", "directory"])
-def test_readers_unreadable_path(tmp_path: Path, reader, where: str) -> None:
+def test_readers_unreadable_path(
+    tmp_path: Path, reader: Callable[[Path], pl.DataFrame], where: str
+) -> None:
     """A path that is not a readable file raises a GradedError naming it."""
     path = tmp_path / "nothing.txt"
     if where == "directory":
@@ -652,7 +653,7 @@ def test_readers_unreadable_path(tmp_path: Path, reader, where: str) -> None:
 
 @settings(max_examples=200, suppress_health_check=SLOW)
 @given(data=st.data())
-def test_join_and_evaluate(tmp_path_factory, data: st.DataObject) -> None:
+def test_join_and_evaluate(tmp_path_factory: pytest.TempPathFactory, data: st.DataObject) -> None:
     """Readable run and qrels files joined (``queries=`` any mode, ``by="tag"`` or not) and
     evaluated: one finite row per expected (tag, query) or a GradedError; duplicates in
     either file and NaN scores must raise."""
@@ -661,7 +662,7 @@ def test_join_and_evaluate(tmp_path_factory, data: st.DataObject) -> None:
     )
     run_file = data.draw(trec_files(kind="run", queries=queries), label="run")
     qrels_file = data.draw(trec_files(kind="qrels", queries=queries), label="qrels")
-    mode = data.draw(st.sampled_from(["qrels", "both", "all"]))
+    mode: QueriesMode = data.draw(st.sampled_from(["qrels", "both", "all"]))
     by = data.draw(st.sampled_from([None, "tag"]))
     lazy = data.draw(st.booleans())
     root = tmp_path_factory.mktemp("join")

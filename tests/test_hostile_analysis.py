@@ -21,8 +21,8 @@ import matplotlib  # noqa: F401 (``report`` needs its extras, test dependencies:
 import numpy as np
 import polars as pl
 import pytest
-from cli_helpers import assert_one_line_error, refuse_work, run
-from test_stats_gate import BASE, ranked_table
+from support.cli import assert_one_line_error, refuse_work, run
+from support.gate import BASE, ranked_table
 
 import polars_graded as pg
 from polars_graded.cli import gate as cli_gate
@@ -120,7 +120,7 @@ def test_bootstrap_memory_is_bounded_by_systems_times_measures() -> None:
         pg.compare(per_query, trials=9, bootstrap=10_000_000)
 
 
-NOT_FRAMES = {
+NOT_FRAMES: dict[str, Callable[[pl.DataFrame], object]] = {
     "pandas": lambda table: table.to_pandas(),
     "pyarrow": lambda table: table.to_arrow(),
     "list": lambda table: table.rows(),

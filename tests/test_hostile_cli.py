@@ -15,19 +15,12 @@ import matplotlib  # noqa: F401 (``report`` needs its extras, test dependencies:
 import polars as pl
 import pytest
 import scipy  # noqa: F401
-from conftest import (
-    MEASURES,
-    Table,
-    TrecFile,
-    assert_finite,
-    assert_one_row_per_ranking,
-    expected_joined_rankings,
-    table_violation,
-    tables,
-    trec_files,
-)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.hostile_tables import Table, table_violation, tables
+from support.measure_strings import MEASURES
+from support.tables import assert_finite, assert_one_row_per_ranking
+from support.trec_files import TrecFile, expected_joined_rankings, trec_files
 
 from polars_graded import cli
 from polars_graded.options import TIE_POLICIES
@@ -75,7 +68,11 @@ def measure_args(measures: list[str]) -> list[str]:
 
 @settings(max_examples=150, suppress_health_check=SLOW)
 @given(data=st.data())
-def test_cli_evaluate_tables(tmp_path_factory, capsys, data: st.DataObject) -> None:
+def test_cli_evaluate_tables(
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+    data: st.DataObject,
+) -> None:
     """``polars-graded evaluate TABLE`` on hostile tables as Parquet, CSV or TSV, with every
     option: exit 2 and one line for a table that breaks a rule; otherwise exit 0 and one row
     per ranking in ``-o`` (keys compared as the text of the file for CSV/TSV: queries ``01``
@@ -161,7 +158,12 @@ TRAPS = ["1", "01", "001", "+1", "1.0", "1e0", "7", "007", "true", "True", "NA",
     ),
     fmt=st.sampled_from(["csv", "tsv"]),
 )
-def test_cli_csv_keys_are_text(tmp_path_factory, capsys, keys, fmt: str) -> None:
+def test_cli_csv_keys_are_text(
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+    keys: tuple[list[str], list[str], list[str]],
+    fmt: str,
+) -> None:
     """CSV/TSV key columns keep their text: queries ``01`` and ``1`` are two queries, items
     ``007`` and ``7`` two items (issue 14, item 4); every (system, query) appears once."""
     queries, items, systems = keys
@@ -189,7 +191,11 @@ def test_cli_csv_keys_are_text(tmp_path_factory, capsys, keys, fmt: str) -> None
 
 @settings(max_examples=150, suppress_health_check=SLOW)
 @given(data=st.data())
-def test_cli_evaluate_trec(tmp_path_factory, capsys, data: st.DataObject) -> None:
+def test_cli_evaluate_trec(
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+    data: st.DataObject,
+) -> None:
     """``polars-graded evaluate --run RUN [--run RUN2] --qrels QRELS`` on hostile TREC files:
     exit 2 and one line for a file that breaks a rule (short line, bad score, truncated
     gzip, NaN score, duplicate), else one row per judged (tag, query) in ``-o``. Two runs
@@ -232,7 +238,7 @@ def test_cli_evaluate_trec(tmp_path_factory, capsys, data: st.DataObject) -> Non
     assert_finite(result, floats, f"polars-graded {argv}")
 
 
-def _joined(run: TrecFile, qrels: TrecFile, mode: str) -> tuple[set[tuple], str | None]:
+def _joined(run: TrecFile, qrels: TrecFile, mode: str) -> tuple[set[tuple[str, ...]], str | None]:
     """The rankings of joining ``run`` and ``qrels``, and why evaluating them must fail."""
     rankings = expected_joined_rankings(run.rows, qrels.rows, mode)
     kept = {q for (q,) in rankings}
@@ -240,7 +246,7 @@ def _joined(run: TrecFile, qrels: TrecFile, mode: str) -> tuple[set[tuple], str 
         keys = [(q, it) for q, it, *_ in rows if q in kept]
         if len(set(keys)) < len(keys):
             return rankings, f"a duplicate (query, item) in the {name}"
-    if any(q in kept and math.isnan(s) for q, _, s in run.rows):
+    if any(q in kept and s is not None and math.isnan(s) for q, _, s in run.rows):
         return rankings, "a NaN score"
     return rankings, None
 
@@ -250,7 +256,11 @@ def _joined(run: TrecFile, qrels: TrecFile, mode: str) -> tuple[set[tuple], str 
 
 @settings(max_examples=20, suppress_health_check=SLOW)
 @given(data=st.data())
-def test_cli_report(tmp_path_factory, capsys, data: st.DataObject) -> None:
+def test_cli_report(
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+    data: st.DataObject,
+) -> None:
     """``polars-graded report`` on a hostile long table or TREC runs: exit 0 with one row per
     (system, query) in ``per_query.parquet``, or exit 2, one line, and no output folder left
     behind (issue 14, item 9)."""
@@ -316,7 +326,9 @@ def test_cli_report(tmp_path_factory, capsys, data: st.DataObject) -> None:
         "--queries=some",
     ],
 )
-def test_cli_bad_option_values_one_line(tmp_path: Path, capsys, option: str) -> None:
+def test_cli_bad_option_values_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
     """A bad value of an option is bad input too: exit 2 and one line (README: "Bad input
     prints one line, polars-graded: error: ..."), not argparse's usage block."""
     table = tmp_path / "t.parquet"

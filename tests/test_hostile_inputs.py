@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import argparse
 import gzip
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 import pytest
-from cli_helpers import assert_one_line_error, run
+from support.cli import assert_one_line_error, run
 
 import polars_graded as pg
-from polars_graded.cli import common
+from polars_graded.cli import inputs
 from polars_graded.errors import ColumnTypeError, InvalidValueError
 from polars_graded.options import TableSpec
 
@@ -48,7 +49,7 @@ def write_lines(path: Path, lines: list[bytes], *, gz: bool = False) -> Path:
     ],
 )
 def test_a_byte_that_is_not_utf8_is_refused_naming_its_line(
-    tmp_path: Path, gz: bool, reader, lines: list[bytes]
+    tmp_path: Path, gz: bool, reader: Callable[[Path], pl.DataFrame], lines: list[bytes]
 ) -> None:
     path = write_lines(tmp_path / "file.txt", lines, gz=gz)
     bad = next(i for i, line in enumerate(lines, 1) if not line.isascii())
@@ -160,7 +161,7 @@ def test_a_text_score_names_its_line_and_value(tmp_path: Path) -> None:
     path = tmp_path / "t.csv"
     path.write_text(f"{HEADER}\n1,a,1.0,1\n1,b,high,0\n")
     with pytest.raises(ColumnTypeError, match=r"t.csv, line 3: column 'score' .* 'high'"):
-        common.read_table(path, ["query", "item"], numbers=["score", "relevance"])
+        inputs.read_table(path, ["query", "item"], numbers=["score", "relevance"])
 
 
 def test_a_header_only_csv_gives_an_empty_result(
@@ -180,7 +181,7 @@ def test_reports_and_gates_read_the_csv_the_same_way(tmp_path: Path) -> None:
     path.write_text(f"system,{HEADER}\na,1,a,1.0,1\na,1,b,0.5\n")
     args = argparse.Namespace(table=str(path), run=None, qrels=None, queries=None)
     with pytest.raises(InvalidValueError, match="line 3"):
-        common.systems_table(args, TableSpec(by=("system",)))
+        inputs.systems_table(args, TableSpec(by=("system",)))
 
 
 # --------------------------------------------------------------------------- item 13b: tag

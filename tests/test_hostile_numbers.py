@@ -14,11 +14,13 @@ import gzip
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 import pytrec_eval
-from conftest import make_random_table, trec_dicts
+from support.tables import make_random_table
+from support.trec_eval import trec_dicts
 
 import polars_graded as pg
 from polars_graded import cli
@@ -68,7 +70,9 @@ def table() -> pl.DataFrame:
     ).sort("system", "query", "item")
 
 
-def pytrec(table: pl.DataFrame, measures: set[str], *, judged_only: bool = False) -> dict:
+def pytrec(
+    table: pl.DataFrame, measures: set[str], *, judged_only: bool = False
+) -> dict[tuple[str, str, str], float]:
     """{(system, query, our name): pytrec_eval's value} for the queries it evaluates."""
     out = {}
     evaluator_class = pytrec_eval.RelevanceEvaluator.__mro__[1]  # splits no parameters
@@ -87,9 +91,11 @@ def pytrec(table: pl.DataFrame, measures: set[str], *, judged_only: bool = False
     return out
 
 
-def ours(table: pl.DataFrame, names: list[str], **options: object) -> dict:
+def ours(
+    table: pl.DataFrame, names: list[str], **options: Any
+) -> dict[tuple[str, str, str], float]:
     """{(system, query, name): our value}."""
-    per_query = table.graded.evaluate(names, by="system", **options)  # type: ignore[arg-type]
+    per_query = table.graded.evaluate(names, by="system", **options)
     return {
         (row["system"], row["query"], name): row[name]
         for row in per_query.iter_rows(named=True)
@@ -97,7 +103,9 @@ def ours(table: pl.DataFrame, names: list[str], **options: object) -> dict:
     }
 
 
-def differences(expected: dict, got: dict) -> list:
+def differences(
+    expected: dict[tuple[str, str, str], float], got: dict[tuple[str, str, str], float]
+) -> list[tuple[tuple[str, str, str], float, float]]:
     return [(key, got[key], v) for key, v in expected.items() if abs(got[key] - v) > TOL]
 
 
@@ -187,7 +195,7 @@ def test_robust_run_prints_trec_eval_10s_map_under_J(
     run = pg.read_trec_run(root / "runs" / "input.oce03noXbmD.gz")
     qrels = pg.read_trec_qrels(root / "robust03_qrels.txt.gz")
     table = pg.join_run_qrels(run, qrels, queries="both").filter(pl.col("query") == "623")
-    printed = defaultdict(dict)
+    printed: defaultdict[str, dict[str, str]] = defaultdict(dict)
     with gzip.open(root / "trec_eval-10.0" / "oce03noXbmD.J.all_trec.txt.gz", "rt") as lines:
         for line in lines:
             name, query, value = (field.strip() for field in line.split("\t"))

@@ -11,12 +11,17 @@ and the plain dtypes (integer and string keys, float and integer numbers) must e
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 import polars as pl
 import pytest
-from conftest import MEASURES, Table, assert_finite, assert_one_row_per_ranking, tables
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.hostile_tables import Table, tables
+from support.measure_strings import MEASURES
+from support.tables import assert_finite, assert_one_row_per_ranking
 
 import polars_graded as pg
 from polars_graded import cli
@@ -34,7 +39,7 @@ def _plain(t: Table) -> bool:
     return all(dtype in PLAIN for dtype in t.df.schema.dtypes())
 
 
-def _run(call, what: str):
+def _run(call: Callable[[], Any], what: str) -> Any:
     """The call's result, or the ColumnTypeError it raised; any other exception fails."""
     try:
         return call()
@@ -47,22 +52,29 @@ def _run(call, what: str):
 
 @settings(max_examples=100, suppress_health_check=SLOW)
 @given(data=st.data())
-def test_every_path_keeps_every_ranking(tmp_path_factory, capsys, data: st.DataObject) -> None:
+def test_every_path_keeps_every_ranking(
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+    data: st.DataObject,
+) -> None:
     t = data.draw(tables(hostile=False), label="table")
     measures = data.draw(st.lists(st.sampled_from(MEASURES), min_size=1, max_size=3), label="m")
-    options = {**t.columns, "ties": data.draw(st.sampled_from(TIE_POLICIES), label="ties")}
+    options: dict[str, Any] = {
+        **t.columns,
+        "ties": data.draw(st.sampled_from(TIE_POLICIES), label="ties"),
+    }
     root = tmp_path_factory.mktemp("paths")
     source = root / "runs.parquet"
     t.df.write_parquet(source)
     expected = t.rankings()
     names = [str(pg.parse_measure(m)) for m in dict.fromkeys(measures)]
 
-    outputs = {
+    outputs: dict[str, Callable[[], Any]] = {
         "DataFrame": lambda: t.df.graded.evaluate(measures, **options),
         "LazyFrame": lambda: t.df.lazy().graded.evaluate(measures, **options).collect(),
         **{
             f"evaluate_parquet(partitions={n})": (
-                lambda n=n: pg.evaluate_parquet(source, measures, partitions=n, **options)
+                partial(pg.evaluate_parquet, source, measures, partitions=n, **options)
             )
             for n in (1, 3, 8)
         },

@@ -20,10 +20,10 @@ from typing import Any
 
 import polars as pl
 import pytest
-from conftest import in_ci
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from report_helpers import Page, body_rows
+from support.environment import in_ci
+from support.report import Page, body_rows
 
 from polars_graded import report
 from polars_graded.report import charts

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from cli_helpers import run
+from support.cli import run
 
 # Labels -3, -2 and -1 are all "in the pool, unjudged" for trec_eval (form_res_rels.c);
 # x is not in the qrels at all; e's label is above 9; f is judged but not retrieved.

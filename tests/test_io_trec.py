@@ -4,7 +4,9 @@ back, joining runs and qrels."""
 from __future__ import annotations
 
 import gzip
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -14,6 +16,7 @@ from polars.testing import assert_frame_equal
 
 import polars_graded as pg
 from polars_graded.errors import InvalidValueError, MissingColumnError
+from polars_graded.io.trec import Encoding
 
 RUN_SCHEMA = {
     "query": pl.String,
@@ -159,7 +162,7 @@ BOM = b"\xef\xbb\xbf"
 @pytest.mark.parametrize("reader", [pg.read_trec_run, pg.read_trec_qrels])
 @pytest.mark.parametrize("damage", ["truncated", "corrupt", "header only"])
 def test_damaged_gzip_is_an_input_error_naming_the_file(
-    tmp_path: Path, reader, damage: str
+    tmp_path: Path, reader: Callable[[Path], pl.DataFrame], damage: str
 ) -> None:
     text = RUN_TEXT if reader is pg.read_trec_run else QRELS_TEXT
     packed = gzip.compress(text.encode() * 50)
@@ -177,7 +180,9 @@ def test_damaged_gzip_is_an_input_error_naming_the_file(
 
 
 @pytest.mark.parametrize("reader", [pg.read_trec_run, pg.read_trec_qrels])
-def test_an_unreadable_path_is_an_input_error_naming_it(tmp_path: Path, reader) -> None:
+def test_an_unreadable_path_is_an_input_error_naming_it(
+    tmp_path: Path, reader: Callable[[Path], pl.DataFrame]
+) -> None:
     (tmp_path / "folder").mkdir()
     for name, reason in (("missing.txt", "No such file"), ("folder", "directory")):
         with pytest.raises(pg.GradedError, match=name) as info:
@@ -195,7 +200,7 @@ def test_a_byte_order_mark_and_crlf_do_not_change_the_first_query(
     # latin1: a file read with encoding="latin-1" (a byte further on is not UTF-8) must
     # not keep the BOM as three characters either.
     extra = "3 Q0 caf\xe9 1 1.0 t\n" if latin1 else ""
-    encoding = "latin-1" if latin1 else "utf-8"
+    encoding: Encoding = "latin-1" if latin1 else "utf-8"
     run_text, qrels_text = (RUN_TEXT + extra).replace("\n", line_end), QRELS_TEXT
     run_bytes = BOM + run_text.encode("latin-1")
     qrels_bytes = BOM + qrels_text.replace("\n", line_end).encode()
@@ -280,7 +285,7 @@ def test_written_run_evaluates_like_the_table(tmp_path: Path) -> None:
     ],
 )
 def test_write_run_rejects_what_cannot_be_read_back(
-    tmp_path: Path, change: dict, kwargs: dict, needle: str
+    tmp_path: Path, change: dict[str, Any], kwargs: dict[str, Any], needle: str
 ) -> None:
     frame = long_table().with_columns(**{k: pl.Series(v) for k, v in change.items()})
     with pytest.raises(InvalidValueError, match=needle):
@@ -301,7 +306,7 @@ def test_write_run_rejects_what_cannot_be_read_back(
         unique_by=lambda r: (r[0], r[1]),
     )
 )
-def test_write_read_round_trip_property(tmp_path: Path, rows: list) -> None:
+def test_write_read_round_trip_property(tmp_path: Path, rows: list[tuple[str, str, float]]) -> None:
     schema = {"query": pl.String, "item": pl.String, "score": pl.Float64}
     frame = pl.DataFrame(rows, schema=schema, orient="row")
     path = tmp_path / "prop.run"
@@ -330,7 +335,7 @@ QRELS = pl.DataFrame(
 )
 
 
-def rows(frame: pl.DataFrame) -> set[tuple]:
+def rows(frame: pl.DataFrame) -> set[tuple[Any, ...]]:
     return set(frame.iter_rows())
 
 
@@ -396,7 +401,13 @@ def test_join_by_system_copies_the_judgments() -> None:
 
 
 def test_join_lazy_returns_lazy() -> None:
-    for run, qrels in [(RUN.lazy(), QRELS), (RUN, QRELS.lazy()), (RUN.lazy(), QRELS.lazy())]:
+    # Any: a run of either kind, which join_run_qrels's type variable binds one at a time
+    pairs: list[tuple[Any, pl.DataFrame | pl.LazyFrame]] = [
+        (RUN.lazy(), QRELS),
+        (RUN, QRELS.lazy()),
+        (RUN.lazy(), QRELS.lazy()),
+    ]
+    for run, qrels in pairs:
         joined = pg.join_run_qrels(run, qrels, queries="all")
         assert isinstance(joined, pl.LazyFrame)
         expected = pg.join_run_qrels(RUN, QRELS, queries="all")

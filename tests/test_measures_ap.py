@@ -42,6 +42,6 @@ def test_ap_by_hand() -> None:
 
 
 def test_ap_without_a_relevant_row_is_zero() -> None:
-    """R = 0: trec_eval's 0, not NaN (SPEC §4)."""
+    """R = 0: trec_eval's 0, not NaN (conventions §4)."""
     df = one_query([0, -1, None], [0])
     assert df.graded.evaluate(["ap", "ap@2"]).row(0) == (1, 0.0, 0.0)

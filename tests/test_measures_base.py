@@ -1,10 +1,11 @@
 """What every measure shares (polars_graded/measures/base.py): the one relevance-threshold
 check, reached from a measure object, the namespace (eager and lazy) and the expression
-functions alike. SPEC §1: a label <= 0 is never relevant, so a threshold must be > 0."""
+functions alike. conventions §1: a label <= 0 is never relevant, so a threshold must be > 0."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import polars as pl
 import pytest
@@ -12,7 +13,7 @@ import pytest
 import polars_graded as pg
 
 # Each thresholded measure as (object, namespace method, expression function) at a threshold.
-THRESHOLDED: dict[str, tuple[Callable, Callable, Callable]] = {
+THRESHOLDED: dict[str, tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]] = {
     "ap": (lambda t: pg.AP(rel=t), lambda ns, t: ns.ap(rel=t), lambda t: pg.ap(rel=t)),
     "p": (lambda t: pg.P(rel=t) @ 5, lambda ns, t: ns.precision(rel=t),
           lambda t: pg.precision(rel=t)),
@@ -32,12 +33,12 @@ THRESHOLDED: dict[str, tuple[Callable, Callable, Callable]] = {
 @pytest.mark.parametrize("threshold", [0, 0.0, -1, -0.5])
 @pytest.mark.parametrize("name", list(THRESHOLDED))
 def test_a_threshold_must_be_above_zero_everywhere(name: str, threshold: float) -> None:
-    # SPEC: a label <= 0 is never relevant; rel=0 used to count label-0 rows as relevant.
+    # conventions §3: a label <= 0 is never relevant; rel=0 used to count label-0 rows as relevant.
     df = pl.DataFrame(
         {"query": [1, 1], "item": ["a", "b"], "score": [2.0, 1.0], "relevance": [0, 1]}
     )
     make, method, expression = THRESHOLDED[name]
-    calls = {
+    calls: dict[str, Callable[[], object]] = {
         "object": lambda: make(threshold),
         "namespace": lambda: method(df.graded, threshold),
         "lazy namespace": lambda: method(df.lazy().graded, threshold).collect(),

@@ -9,13 +9,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from trec_eval_references import (
-    mismatches,
-    ours_on_files,
-    pytrec_values,
-    random_table,
-    trec_eval_10,
-)
+from support.tables import FrameKind
+from support.trec_eval import mismatches, ours_on_files, pytrec_values, random_table, trec_eval_10
 
 import polars_graded as pg
 
@@ -49,7 +44,7 @@ def test_counts_by_hand() -> None:
         assert all(got.schema[m] == pl.Int64 for m in expected)
 
 
-def test_counts_are_int64_in_every_entry_point(frame_kind) -> None:
+def test_counts_are_int64_in_every_entry_point(frame_kind: FrameKind) -> None:
     out = frame_kind.collect(frame_kind(by_hand()).graded.evaluate(COUNTS))
     assert [out.schema[m] for m in COUNTS] == [pl.Int64] * 4
 

@@ -2,7 +2,7 @@
 gdeval.pl (shipped by ir_measures, run with perl), top grades beyond float64, and its
 parameter errors.
 
-Also checked against the oracle (tests/oracle.py) on random tables (test_bruteforce) and
+Also checked against the oracle (tests/support/oracle.py) on random tables (test_bruteforce) and
 under every tie policy (test_ties).
 """
 
@@ -18,7 +18,7 @@ import ir_measures
 import numpy as np
 import polars as pl
 import pytest
-from conftest import in_ci
+from support.environment import in_ci
 
 import polars_graded as pg
 

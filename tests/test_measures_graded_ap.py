@@ -1,4 +1,4 @@
-"""GAP (polars_graded/measures/gap.py): hand-computed cases, the oracle's
+"""GAP (polars_graded/measures/graded_ap.py): hand-computed cases, the oracle's
 :func:`oracle.gap_reference` on random tables under every tie policy, its relations to AP,
 and its parameter errors.
 
@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from conftest import FrameKind, make_random_table
-from oracle import gap_reference, load
-from oracle_ties import POLICIES, policy_values
+from support.oracle import Key, gap_reference, load
+from support.oracle_ties import POLICIES, policy_values
+from support.tables import FrameKind, make_random_table
 
 import polars_graded as pg
-from polars_graded.options import TableSpec
+from polars_graded.options import TableSpec, TiePolicy
 from polars_graded.ranking import sort_ranked
 
 TOL = 1e-12
@@ -35,7 +35,7 @@ def hand_table() -> pl.DataFrame:
     )  # fmt: skip
 
 
-def values(result: pl.DataFrame, keys: list[str]) -> dict[tuple, dict[str, float]]:
+def values(result: pl.DataFrame, keys: list[str]) -> dict[Key, dict[str, float]]:
     """``{(by..., query): {measure: value}}`` of a per-query frame."""
     return {
         tuple(row[k] for k in keys): {c: v for c, v in row.items() if c not in keys}
@@ -43,7 +43,7 @@ def values(result: pl.DataFrame, keys: list[str]) -> dict[tuple, dict[str, float
     }
 
 
-def assert_close(got: dict, expected: dict) -> None:
+def assert_close(got: dict[Key, dict[str, float]], expected: dict[Key, dict[str, float]]) -> None:
     assert got.keys() == expected.keys()
     for key, row in expected.items():
         for name, value in row.items():
@@ -103,7 +103,7 @@ def test_gap_equals_the_oracle(seed: int, frame_kind: FrameKind) -> None:
 
 @pytest.mark.parametrize("ties", POLICIES)
 @pytest.mark.parametrize("seed", range(6))
-def test_gap_under_every_tie_policy(seed: int, ties: str) -> None:
+def test_gap_under_every_tie_policy(seed: int, ties: TiePolicy) -> None:
     """Small rankings, so that the oracle can enumerate every order of the tie groups."""
     df = make_random_table(seed + 100, systems=2, queries=6, max_items=7)
     result = df.graded.evaluate(MEASURES, by="system", ties=ties)
@@ -134,7 +134,7 @@ def test_parquet_partitions_give_the_in_memory_values(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("ties", ["trec_eval", "average"])
-def test_a_deep_query_on_many_levels_is_the_weighted_mean_of_ap(ties: str) -> None:
+def test_a_deep_query_on_many_levels_is_the_weighted_mean_of_ap(ties: TiePolicy) -> None:
     """5000 rows on 40 levels (the sweep's block-merging path, beyond its 4096 rows) against
     the form ``sum_t R^t AP^t / sum_t R^t`` over the levels, with AP from the library."""
     rng = np.random.default_rng(5)
@@ -156,7 +156,7 @@ def test_a_deep_query_on_many_levels_is_the_weighted_mean_of_ap(ties: str) -> No
 
 @pytest.mark.parametrize("ties", POLICIES)
 @pytest.mark.parametrize("seed", range(5))
-def test_gap_on_binary_labels_is_ap(seed: int, ties: str) -> None:
+def test_gap_on_binary_labels_is_ap(seed: int, ties: TiePolicy) -> None:
     df = make_random_table(seed + 200, systems=2, queries=8, max_items=25)
     binary = df.with_columns(pl.col("relevance").clip(0, 1).ceil())
     got = binary.graded.evaluate(["gap", "ap", "gap@5", "ap@5"], by="system", ties=ties)
@@ -176,7 +176,7 @@ def test_one_threshold_is_ap_at_it_and_gap_is_scale_free(seed: int) -> None:
 
 
 @pytest.mark.parametrize("ties", POLICIES)
-def test_an_ideal_ranking_scores_one(ties: str) -> None:
+def test_an_ideal_ranking_scores_one(ties: TiePolicy) -> None:
     """Every judged row retrieved, by label (unjudged rows last): 1 on every query with a
     relevant row, 0 on the others."""
     df = make_random_table(400, queries=12, max_items=30, label_kinds=("few", "continuous"))

@@ -6,20 +6,20 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from trec_graded_helpers import (
+from support.trec_eval import (
     PYTREC_EVAL,
     check_finite_on_valid_tables,
     check_table_options,
     check_truncated_run_at_depth_100,
     expected_output,
-    mismatches,
     ours,
     printed,
-    pytrec_values,
-    random_table,
     real_run_mismatches,
     trec_eval_test_table,
 )
+from support.trec_eval import graded_table as random_table
+from support.trec_eval import measure_mismatches as mismatches
+from support.trec_eval import pytrec_measure as pytrec_values
 
 import polars_graded as pg
 

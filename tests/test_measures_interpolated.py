@@ -14,20 +14,22 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from conftest import trec_dicts
-from trec_eval_references import (
+from support.tables import FrameKind
+from support.trec_eval import (
     PRINTED,
     SYSTEMS,
     TOL,
     ours_on_files,
     pytrec_values,
     random_table,
+    trec_dicts,
     trec_eval_10,
 )
 
 import polars_graded as pg
 from polars_graded.errors import MeasureParameterError
 from polars_graded.measures.interpolated import ELEVEN_POINTS, recall_target
+from polars_graded.options import Compat
 from polars_graded.ranking import rank_in_group
 
 Rounding = Callable[[float], int]
@@ -185,8 +187,12 @@ def test_recall_target_rounds_as_each_release(n_relevant: int) -> None:
     ``(long)(x R + 0.9)``, at every recall point of ELEVEN_POINTS and a few others."""
     points = [*ELEVEN_POINTS, 0.25, 0.35, 0.75, 0.05]
     df = pl.DataFrame({"relevance": [1] * n_relevant + [0]})
-    for compat, rounding in (("trec_eval_10", lround), ("trec_eval_9", truncate)):
-        ranked = rank_in_group(compat=compat)  # type: ignore[arg-type]
+    roundings: list[tuple[Compat, Callable[[float], int]]] = [
+        ("trec_eval_10", lround),
+        ("trec_eval_9", truncate),
+    ]
+    for compat, rounding in roundings:
+        ranked = rank_in_group(compat=compat)
         got = df.select(recall_target(ranked, 1, p).alias(str(p)) for p in points).row(0)
         assert list(got) == [rounding(p * n_relevant) for p in points], compat
 
@@ -197,15 +203,14 @@ def test_recall_target_differs_between_the_releases() -> None:
     df = pl.DataFrame({"relevance": [1, 1, 1, 1, 0, None]})
     got = {
         compat: df.select(
-            recall_target(rank_in_group(compat=compat), 1, p).alias(str(p))  # type: ignore[arg-type]
-            for p in (0.1, 0.3, 0.5)
+            recall_target(rank_in_group(compat=compat), 1, p).alias(str(p)) for p in (0.1, 0.3, 0.5)
         ).row(0)
         for compat in ("trec_eval_10", "trec_eval_9")
     }
     assert got == {"trec_eval_10": (0.0, 1.0, 2.0), "trec_eval_9": (1.0, 2.0, 2.0)}
 
 
-def test_iprec_by_hand_under_both_releases(frame_kind) -> None:
+def test_iprec_by_hand_under_both_releases(frame_kind: FrameKind) -> None:
     """Ranked labels 1, 0, 0, 1, two unretrieved relevant rows: R = 4. Recall 0.3 is the
     1st relevant row under 10.0 (round(1.2)): max P@i from P@1 = 1; the 2nd under 9.x
     (1.2 + 0.9 = 2.1): P@4 = 1/2. Plain scores: no tie, so only the rounding differs."""
@@ -229,7 +234,7 @@ def test_nothing_retrieved_or_relevant_scores_zero() -> None:
     assert got.rows() == [(1, 0.0, 0.0, 0.0), (2, 0.0, 0.0, 0.0)]
 
 
-def test_ties_average_is_refused_and_other_policies_work(frame_kind) -> None:
+def test_ties_average_is_refused_and_other_policies_work(frame_kind: FrameKind) -> None:
     df = pl.DataFrame({"query": [1, 1], "item": ["a", "b"], "score": [1.0, 1.0],
                        "relevance": [0, 1]})  # fmt: skip
     for name in ("iprec", "iprec_mean"):
@@ -258,7 +263,11 @@ def test_every_new_measure_reads_ranked_input_and_lazy_frames_alike(table: pl.Da
         "relative_p@5", "r_precision(mult=0.6)",
     ]  # fmt: skip
     retrieved = table.filter(pl.col("score").is_not_null())
-    for compat, dtype in (("trec_eval_10", pl.Float64), ("trec_eval_9", pl.Float32)):
+    releases: list[tuple[Compat, type[pl.DataType]]] = [
+        ("trec_eval_10", pl.Float64),
+        ("trec_eval_9", pl.Float32),
+    ]
+    for compat, dtype in releases:
         ranked = retrieved.sort(
             ["system", "query", pl.col("score").cast(dtype), "item"],
             descending=[False, False, True, True],

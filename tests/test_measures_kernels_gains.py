@@ -1,7 +1,7 @@
-"""Gains and DCG (polars_graded/measures/gains.py), read through DCG, by hand: ``2^rel - 1``,
-``rel``, and a mapping label -> gain under trec_eval's rule (m_ndcg.c: a listed label gets
-its gain, an unlisted positive label keeps gain = label, zero, negative and unjudged labels
-get 0), discounted by ``log_b(p + 1)``.
+"""Gains and DCG (polars_graded/measures/kernels/gains.py), read through DCG, by hand:
+``2^rel - 1``, ``rel``, and a mapping label -> gain under trec_eval's rule (m_ndcg.c: a listed
+label gets its gain, an unlisted positive label keeps gain = label, zero, negative and
+unjudged labels get 0), discounted by ``log_b(p + 1)``.
 
 NDCG with linear and mapped gains is also checked against trec_eval on random tables
 (test_trec_eval_differential); huge exponential gains are test_measures_ndcg's.

@@ -3,18 +3,21 @@ against pairwise sums written out by hand."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
 from polars_graded.measures.kernels import mu_ap_sweep
 from polars_graded.measures.kernels.mu_ap_sweep import (
-    _earlier_sums,
     _fenwick_earlier,
     _merged_earlier,
     _per_level_sums,
     _per_level_sums_in_two,
-    _segments,
     _sorted_sums,
+    earlier_sums,
+    segments,
 )
 
 
@@ -55,9 +58,9 @@ def drawn_rankings(seed: int, longest: int) -> tuple[np.ndarray, np.ndarray, np.
     return ranking, group, level
 
 
-@pytest.mark.parametrize("sweep", [_fenwick_earlier, _merged_earlier, _earlier_sums])
+@pytest.mark.parametrize("sweep", [_fenwick_earlier, _merged_earlier, earlier_sums])
 @pytest.mark.parametrize("seed", range(20))
-def test_earlier_sums_equal_the_pairwise_counts(sweep, seed: int) -> None:
+def test_earlier_sums_equal_the_pairwise_counts(sweep: Callable[..., Any], seed: int) -> None:
     ranking, group, level = drawn_rankings(seed, 70)
     rng = np.random.default_rng(seed)
     query = np.maximum(level - seed % 3, 0)  # rises with the level, as the callers' do
@@ -74,9 +77,9 @@ def test_deep_rankings_merge_and_shallow_ones_keep_their_bits(
     """A ranking takes the merge by its own length: its neighbours never change its bits."""
     ranking, group, level = drawn_rankings(7, 200)
     weight = np.random.default_rng(7).random(level.size)
-    alone = _earlier_sums(ranking, level, level, weight)
+    alone = earlier_sums(ranking, level, level, weight)
     monkeypatch.setattr(mu_ap_sweep, "DEEP", 100)
-    mixed = _earlier_sums(ranking, level, level, weight)
+    mixed = earlier_sums(ranking, level, level, weight)
     merged = _merged_earlier(ranking, level, level, weight)
     deep = np.bincount(group)[group] > 100
     assert deep.any() and (~deep).any()
@@ -110,7 +113,7 @@ def few_level_rankings(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
 
 @pytest.mark.parametrize("sweep", [_per_level_sums, _per_level_sums_in_two, _sorted_sums])
 @pytest.mark.parametrize("seed", range(20))
-def test_both_sweeps_equal_the_pairwise_sums(sweep, seed: int) -> None:
+def test_both_sweeps_equal_the_pairwise_sums(sweep: Callable[..., Any], seed: int) -> None:
     ranking, group, level, n_levels = few_level_rankings(seed)
     weight = np.cumsum(np.random.default_rng(seed).random(10))[level - 1] + group
     got = sweep(ranking, level, weight, n_levels)
@@ -132,7 +135,7 @@ def per_pass_sort(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The merge as it was before the halves stayed sorted: a sort and a binary search per
     pass (the reference for the bits)."""
-    starts, group = _segments(ranking)
+    starts, group = segments(ranking)
     ordinal = np.arange(ranking.size) - starts[group]
     length = np.diff(np.r_[starts, ranking.size])[group]
     count, total = np.zeros(ranking.size), np.zeros(ranking.size)

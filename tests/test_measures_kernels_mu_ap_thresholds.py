@@ -4,25 +4,29 @@ The references: MAP at a threshold from ``evaluate(["ap(rel=t)"])`` one group at
 (the way per_threshold itself worked before its pair sweep), the contributions from those
 per-query APs and each query's top label, the two µMAPs from ``summary(["mu_ap"])`` and
 ``summary(["mu_ap(levels=table)"])``, the levels and weights from the labels by hand, and
-the paper's Table 1 (SPEC.md §5).
+the paper's Table 1 (conventions.md §5).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from polars.testing import assert_frame_equal
-from strategies import long_tables
+from support.strategies import long_tables
 
 import polars_graded as pg
 from polars_graded import plan
 from polars_graded.api import per_threshold
 from polars_graded.measures.kernels import mu_ap_sweep
+from polars_graded.options import TableSpec, TiePolicy
 
 COLUMNS = ["threshold", "weight", "map", "contribution", "mu_map_table_levels", "mu_map"]
-POLICIES = ["trec_eval", "input", "optimistic", "pessimistic", "average"]
+POLICIES: list[TiePolicy] = ["trec_eval", "input", "optimistic", "pessimistic", "average"]
 
 
 def system_rows(
@@ -82,7 +86,7 @@ def continuous_table(seed: int = 0, n_queries: int = 6, depth: int = 40) -> pl.D
 
 
 def reference(
-    table: pl.DataFrame, by: list[str], ties: str = "trec_eval", *, ranked: bool = False
+    table: pl.DataFrame, by: list[str], ties: TiePolicy = "trec_eval", *, ranked: bool = False
 ) -> pl.DataFrame:
     """``[*by, threshold, map, contribution]`` from ``evaluate(["ap(rel=t)", ...])`` of each
     group alone, and each query's top label."""
@@ -108,7 +112,9 @@ def reference(
 
 @pytest.mark.parametrize("ties", POLICIES)
 @pytest.mark.parametrize("make", [graded_table, continuous_table])
-def test_map_and_contributions_equal_the_per_query_aps(make, ties: str) -> None:
+def test_map_and_contributions_equal_the_per_query_aps(
+    make: Callable[..., pl.DataFrame], ties: TiePolicy
+) -> None:
     """MAP and contribution at every threshold, under every tie policy, eager and lazy."""
     table = make(seed=8)
     expected = reference(table, ["system"], ties)
@@ -123,7 +129,7 @@ def test_map_and_contributions_equal_the_per_query_aps(make, ties: str) -> None:
 
 
 @pytest.mark.parametrize("ties", ["trec_eval", "input", "average"])
-def test_ranked_input(ties: str) -> None:
+def test_ranked_input(ties: TiePolicy) -> None:
     table = continuous_table(seed=9).sort(
         "system", "query", "score", "item", descending=[False, False, True, True], nulls_last=True
     )
@@ -133,7 +139,9 @@ def test_ranked_input(ties: str) -> None:
     assert_frame_equal(out, per_threshold(table, by="system", ties=ties), abs_tol=1e-12)
 
 
-def check_identity_under(table: pl.DataFrame, by: list[str], ties: str, out: pl.DataFrame) -> None:
+def check_identity_under(
+    table: pl.DataFrame, by: list[str], ties: TiePolicy, out: pl.DataFrame
+) -> None:
     """The µMAP columns equal the summary's under the tie policy ``ties``."""
     names = ["mu_ap", "mu_ap(levels=table)"]
     mu = table.graded.summary(names, by=by, ties=ties)
@@ -184,9 +192,9 @@ def test_continuous_labels_take_one_pass_not_one_measure_per_threshold(
     seen: list[int] = []
     per_query = plan.per_query
 
-    def recording(lf: pl.LazyFrame, measures: list, cols: object) -> pl.LazyFrame:
+    def recording(lf: pl.LazyFrame, measures: list[Any], cols: TableSpec) -> pl.LazyFrame:
         seen.append(len(measures))
-        return per_query(lf, measures, cols)  # type: ignore[arg-type]
+        return per_query(lf, measures, cols)
 
     monkeypatch.setattr(plan, "per_query", recording)
     out = per_threshold(table, by="system", ties="average")
@@ -225,7 +233,7 @@ def test_levels_and_weights_by_hand() -> None:
     out = per_threshold(table, by="system")
     assert out["threshold"].to_list() == [1.0, 2.0, 3.0, 4.0] * 3
     assert out["weight"].to_list() == [0.25] * 12
-    # labels of another shape: levels {0.3, 1.0} weigh 0.3 and 0.7 (SPEC.md §5)
+    # labels of another shape: levels {0.3, 1.0} weigh 0.3 and 0.7 (conventions.md §5)
     odd = table.with_columns(
         relevance=pl.col("relevance").replace_strict({0: 0.0, 1: 0.3, 2: 0.3, 3: 1.0, 4: 1.0})
     )
@@ -242,7 +250,7 @@ def check_identity(table: pl.DataFrame, by: list[str]) -> pl.DataFrame:
         mu = table.graded.summary(["mu_ap(levels=table)", "mu_ap"], by=by or None)
         assert (mu["mu_ap(levels=table)"] == 0).all() and (mu["mu_ap"] == 0).all()
         return out
-    keys = by or [pl.lit(0).alias("_all")]
+    keys: list[str] | list[pl.Expr] = by or [pl.lit(0).alias("_all")]
     sums = out.group_by(keys).agg(
         pl.col("mu_map_table_levels", "mu_map").first(),
         pl.col("mu_map_table_levels", "mu_map").n_unique().name.prefix("n_"),
@@ -305,7 +313,7 @@ def test_groups_have_their_own_levels_and_equal_their_slices() -> None:
         assert_frame_equal(mine, alone)
     s2 = out.filter(pl.col("system") == "s2")
     assert s2["threshold"].to_list() == [3.0, 6.0, 9.0, 12.0]
-    # scaling labels moves the thresholds, not MAP, weights, contributions or µMAP (SPEC §6)
+    # scaling labels moves the thresholds, not MAP, weights, contributions or µMAP (conventions §6)
     s2_unscaled = per_threshold(graded_table(seed=2).filter(pl.col("system") == "s2"))
     columns = COLUMNS[1:]
     assert_frame_equal(s2.select(columns), s2_unscaled.select(columns), rel_tol=1e-12)
@@ -320,7 +328,7 @@ def test_two_by_columns() -> None:
 
 
 def test_paper_table_1() -> None:
-    # SPEC.md §5: rel = [1, 0, 3, 3, 2, 0, 1, 4], items A..H in ranked order
+    # conventions.md §5: rel = [1, 0, 3, 3, 2, 0, 1, 4], items A..H in ranked order
     rel = [1, 0, 3, 3, 2, 0, 1, 4]
     df = pl.DataFrame(
         {
@@ -353,7 +361,7 @@ def test_lazy_equals_eager() -> None:
 
 def test_namespace_equals_the_function() -> None:
     table = graded_table(seed=5).rename({"query": "qid", "relevance": "label"})
-    names = {"query": "qid", "relevance": "label"}
+    names: dict[str, Any] = {"query": "qid", "relevance": "label"}
     expected = per_threshold(table, by="system", **names)
     assert_frame_equal(table.graded.per_threshold(by="system", **names), expected)
     lazy = table.lazy().graded.per_threshold(by="system", **names)

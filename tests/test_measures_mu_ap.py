@@ -1,5 +1,5 @@
 """µAP (polars_graded/measures/mu_ap.py) by hand: the AP at each relevance level, weighed by
-the distance of the level from the one below (SPEC §3-4; Scheel et al. 2011), on the query's
+the distance of the level from the one below (conventions §3-4; Scheel et al. 2011), on the query's
 own levels, the table's, given levels and with a cutoff.
 
 The pair sweep under ``ties="average"`` is test_measures_kernels_mu_ap_sweep's, the breakdown by
@@ -44,7 +44,7 @@ def test_mu_ap_by_hand() -> None:
 
 
 def test_the_papers_distance_example() -> None:
-    """SPEC §5: levels {0.0, 0.3, 1.0} weigh AP^0.3 by 0.3 and AP^1.0 by 0.7 (0 is no level).
+    """conventions §5: levels {0.0, 0.3, 1.0} weigh AP^0.3 by 0.3 and AP^1.0 by 0.7 (0 is no level).
 
     Labels 1.0, 0.0, 0.3 ranked: AP^0.3 = (1 + 2/3) / 2 = 5/6, AP^1.0 = 1, so
     µAP = 0.3 * 5/6 + 0.7 * 1 = 0.95.

@@ -1,11 +1,14 @@
-"""The measure grammar (polars_graded/measures/grammar.py): names, parameters, canonical
-names, output names, and hostile strings (long, unbalanced, code) that must fail at once."""
+"""The measure grammar (polars_graded/measures/names/grammar.py), read through
+``pg.parse_measure``: names, parameters, canonical names, and hostile strings (long,
+unbalanced, code) that must fail at once. Output names are test_measures_names_parse's."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 import sys
+from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -20,7 +23,7 @@ from polars_graded.measures.names.grammar import split_top_level
 MAX_MEASURE_LENGTH = 1000
 MAX_ENTRIES = 100
 
-COLS = {"query": "qid", "item": "docno", "score": "sim", "relevance": "judgment"}
+COLS: dict[str, Any] = {"query": "qid", "item": "docno", "score": "sim", "relevance": "judgment"}
 
 
 def table() -> pl.DataFrame:
@@ -52,7 +55,7 @@ VALID_NAMES = [
 
 
 @pytest.mark.parametrize("name", ["nope", "ndcgg@10", "map_cut_10", "µap", "ap@", "@10", ""])
-def test_unknown_measure_lists_valid_names(name):
+def test_unknown_measure_lists_valid_names(name: str) -> None:
     with pytest.raises(pg.UnknownMeasureError) as info:
         pg.parse_measure(name)
     message = str(info.value)
@@ -60,7 +63,7 @@ def test_unknown_measure_lists_valid_names(name):
         assert valid in message
 
 
-def test_unknown_measure_in_namespace():
+def test_unknown_measure_in_namespace() -> None:
     with pytest.raises(pg.UnknownMeasureError) as info:
         table().graded.evaluate(["mu_ap", "nope"], **COLS)
     assert "nope" in str(info.value)
@@ -84,13 +87,13 @@ def test_unknown_measure_in_namespace():
         "dcg(base=x)",
     ],
 )
-def test_bad_parameters(text):
+def test_bad_parameters(text: str) -> None:
     with pytest.raises((pg.MeasureParameterError, pg.UnknownMeasureError)) as info:
         pg.parse_measure(text)
     assert isinstance(info.value, ValueError)
 
 
-def test_bad_parameters_on_objects():
+def test_bad_parameters_on_objects() -> None:
     with pytest.raises(pg.MeasureParameterError):
         pg.AP(foo=1)
     with pytest.raises(pg.MeasureParameterError):
@@ -142,7 +145,7 @@ CANONICAL = [
 
 
 @pytest.mark.parametrize("text", CANONICAL)
-def test_canonical_round_trip(text):
+def test_canonical_round_trip(text: str) -> None:
     measure = pg.parse_measure(text)
     assert str(measure) == text
     assert pg.parse_measure(str(measure)) == measure
@@ -164,11 +167,11 @@ def test_canonical_round_trip(text):
         ("mu_ap(levels=[3,1,2])", "mu_ap(levels=[1,2,3])"),
     ],
 )
-def test_non_canonical_spellings(text, canonical):
+def test_non_canonical_spellings(text: str, canonical: str) -> None:
     assert str(pg.parse_measure(text)) == canonical
 
 
-def test_objects_match_names():
+def test_objects_match_names() -> None:
     assert str(pg.AP(rel=2) @ 10) == "ap(rel=2)@10"
     assert pg.parse_measure("ap(rel=2)@10") == pg.AP(rel=2) @ 10
     assert str(pg.MuAP(levels="table")) == "mu_ap(levels=table)"
@@ -237,7 +240,7 @@ measures_st = st.one_of(
 
 @settings(max_examples=200, deadline=None)
 @given(measure=measures_st)
-def test_round_trip_objects(measure):
+def test_round_trip_objects(measure: pg.Measure) -> None:
     text = str(measure)
     assert pg.parse_measure(text) == measure
     assert str(pg.parse_measure(text)) == text
@@ -246,10 +249,10 @@ def test_round_trip_objects(measure):
 
 # --- the grammar never evaluates code ---------------------------------------------------------
 
-_AUDIT = {"on": False, "events": []}
+_AUDIT: dict[str, Any] = {"on": False, "events": []}
 
 
-def _audit(event: str, args) -> None:
+def _audit(event: str, args: object) -> None:
     if _AUDIT["on"] and event in (
         "exec",
         "compile",
@@ -301,11 +304,13 @@ HOSTILE += [
 
 
 @pytest.mark.parametrize("template", HOSTILE)
-def test_grammar_never_evaluates_code(template, tmp_path, monkeypatch):
+def test_grammar_never_evaluates_code(
+    template: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sentinel = tmp_path / "pwned"
     text = template.format(sentinel=sentinel)
 
-    def forbidden(*args, **kwargs):
+    def forbidden(*args: object, **kwargs: object) -> None:
         raise AssertionError("the grammar ran code")
 
     monkeypatch.setattr(os, "system", forbidden)
@@ -369,7 +374,7 @@ HOSTILE_SHAPES.update(IR_SHAPES)
 
 
 @pytest.mark.parametrize("shape", list(HOSTILE_SHAPES))
-def test_hostile_long_strings_fail_at_once(shape):
+def test_hostile_long_strings_fail_at_once(shape: str) -> None:
     # No time is asserted: a superlinear parser makes this test hang (the old one took 49 s
     # for 4,000 spaces, and far longer here), which the suite's time limit catches.
     text = HOSTILE_SHAPES[shape]
@@ -386,7 +391,7 @@ def test_hostile_long_strings_fail_at_once(shape):
 
 
 @pytest.mark.parametrize("shape", list(HOSTILE_SHAPES))
-def test_hostile_shapes_within_the_length_cap_fail_at_once(shape):
+def test_hostile_shapes_within_the_length_cap_fail_at_once(shape: str) -> None:
     # The same shapes cut to the longest string the grammar reads, ending in a character no
     # measure has: the scanner, the value parser and the bracket splitter run on them.
     text = HOSTILE_SHAPES[shape][: MAX_MEASURE_LENGTH - 1] + "!"
@@ -395,7 +400,7 @@ def test_hostile_shapes_within_the_length_cap_fail_at_once(shape):
     assert isinstance(info.value, ValueError)
 
 
-def test_backtracking_shapes_under_the_cap():
+def test_backtracking_shapes_under_the_cap() -> None:
     # The shapes that backtracked in the old patterns (adjacent optional spaces; digits
     # matched by two quantifiers), as long as the cap allows.
     n = MAX_MEASURE_LENGTH - 10
@@ -418,14 +423,14 @@ def test_backtracking_shapes_under_the_cap():
         "ap, ndcg(gain={1:3" * (LONG // 18),
     ],
 )
-def test_split_top_level_refuses_unbalanced_brackets_at_once(text):
+def test_split_top_level_refuses_unbalanced_brackets_at_once(text: str) -> None:
     with pytest.raises(pg.UnknownMeasureError) as info:
         split_top_level(text)
     assert "unbalanced brackets" in str(info.value)
     assert len(str(info.value)) < 1000
 
 
-def test_split_top_level_on_long_balanced_text():
+def test_split_top_level_on_long_balanced_text() -> None:
     assert split_top_level("," * LONG) == []
     assert split_top_level("[" * LONG + "]" * LONG) == ["[" * LONG + "]" * LONG]
     assert split_top_level("ap, " * LONG) == ["ap"] * LONG
@@ -436,7 +441,7 @@ def test_split_top_level_on_long_balanced_text():
     ]
 
 
-def test_the_length_cap_is_exact():
+def test_the_length_cap_is_exact() -> None:
     padded = "ap@10".ljust(MAX_MEASURE_LENGTH)
     assert str(pg.parse_measure(padded)) == "ap@10"
     with pytest.raises(pg.UnknownMeasureError, match=f"at most {MAX_MEASURE_LENGTH}"):
@@ -450,7 +455,7 @@ def test_the_length_cap_is_exact():
         ("ndcg(gain={{{}}})", MAX_ENTRIES),
     ],
 )
-def test_lists_and_mappings_hold_at_most_max_entries(template, count):
+def test_lists_and_mappings_hold_at_most_max_entries(template: str, count: int) -> None:
     def text(n: int) -> str:
         if "levels" in template:
             return template.format(",".join(str(i) for i in range(1, n + 1)))
@@ -462,7 +467,7 @@ def test_lists_and_mappings_hold_at_most_max_entries(template, count):
         pg.parse_measure(text(count + 1))
 
 
-def test_ir_measures_mappings_hold_at_most_max_entries():
+def test_ir_measures_mappings_hold_at_most_max_entries() -> None:
     def text(n: int) -> str:
         return IR + "nDCG(gains={" + ",".join(f"{i}:{i}" for i in range(n)) + "})@10"
 
@@ -472,14 +477,14 @@ def test_ir_measures_mappings_hold_at_most_max_entries():
         pg.parse_measure(text(MAX_ENTRIES + 1))
 
 
-def test_the_length_cap_counts_the_prefix():
+def test_the_length_cap_counts_the_prefix() -> None:
     padded = (IR + "nDCG@10").ljust(MAX_MEASURE_LENGTH)
     assert str(pg.parse_measure(padded)) == "ndcg(compat=trec_eval_9,gain=linear)@10"
     with pytest.raises(pg.UnknownMeasureError, match=f"at most {MAX_MEASURE_LENGTH}"):
         pg.parse_measure(padded + " ")
 
 
-def test_a_measures_compat_is_a_release_or_none():
+def test_a_measures_compat_is_a_release_or_none() -> None:
     assert pg.parse_measure("ap").compat is None  # the evaluation's compat= decides
     assert pg.parse_measure("ap(compat=trec_eval_9)") == pg.AP(compat="trec_eval_9")
     assert pg.parse_measure("ir_measures:AP") == pg.AP(compat="trec_eval_9")
@@ -506,7 +511,7 @@ def test_a_measures_compat_is_a_release_or_none():
         ("@10", "cannot start with '@'"),
     ],
 )
-def test_malformed_strings_say_where(text, where):
+def test_malformed_strings_say_where(text: str, where: str) -> None:
     with pytest.raises((pg.UnknownMeasureError, pg.MeasureParameterError)) as info:
         pg.parse_measure(text)
     assert where in str(info.value)
@@ -522,23 +527,23 @@ def test_malformed_strings_say_where(text, where):
         "ap(rel=1,rel=2)",
     ],
 )
-def test_out_of_range_values_are_parameter_errors(text):
+def test_out_of_range_values_are_parameter_errors(text: str) -> None:
     with pytest.raises(pg.MeasureParameterError):
         pg.parse_measure(text)
 
 
 @pytest.mark.parametrize("text", ["ap(k=3)@4", "mu_ap(k=0)@1", "ndcg(k=10)@10"])
-def test_a_cutoff_given_twice_is_refused(text):
+def test_a_cutoff_given_twice_is_refused(text: str) -> None:
     # Was silently resolved: ap(k=3)@4 evaluated as ap@4.
     with pytest.raises(pg.MeasureParameterError, match="cutoff is given twice"):
         pg.parse_measure(text)
 
 
-def test_the_largest_cutoff_is_accepted():
+def test_the_largest_cutoff_is_accepted() -> None:
     assert pg.parse_measure("ap@9223372036854775807").k == 2**63 - 1
 
 
-def test_huge_numbers_have_short_canonical_names():
+def test_huge_numbers_have_short_canonical_names() -> None:
     measure = pg.parse_measure("err(max_rel=1e300)")
     assert str(measure) == "err(max_rel=1e+300)"
     assert pg.parse_measure(str(measure)) == measure
@@ -562,75 +567,11 @@ def test_huge_numbers_have_short_canonical_names():
         "mu_ap(levels=[0,1])",
     ],
 )
-def test_thresholds_of_zero_or_less_are_refused(text):
+def test_thresholds_of_zero_or_less_are_refused(text: str) -> None:
     with pytest.raises(pg.MeasureParameterError, match="must be > 0"):
         pg.parse_measure(text)
 
 
-# --- canonical names and output names ---------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("text", "name"),
-    [
-        ("rbp(p=0.8,rel=1)@5", "rbp@5"),  # defaults dropped
-        ("RBP(rel=2, p=0.9)", "rbp(p=0.9,rel=2)"),  # sorted, no spaces, lower case
-        ("map(rel=2.0)@10", "ap(rel=2)@10"),  # alias, shortest number
-        ("ndcg(gain={2:9.0,1:3})", "ndcg(gain={1:3,2:9})"),  # mapping sorted by label
-        ("mu_ap(levels=[3,1,2])", "mu_ap(levels=[1,2,3])"),
-        ("P @ 5", "p@5"),
-    ],
-)
-def test_measure_name(text, name):
-    assert pg.measure_name(text) == name
-    assert pg.measure_name(pg.parse_measure(text)) == name
-    assert table().graded.evaluate(text, **COLS).columns == ["qid", name]
-
-
-def test_measure_name_refuses_what_parse_measure_refuses():
-    with pytest.raises(pg.UnknownMeasureError):
-        pg.measure_name("nope")
-    with pytest.raises(pg.UnknownMeasureError):
-        pg.measure_name(42)  # type: ignore[arg-type]
-
-
-def test_named_measures_keep_names_and_order():
-    named = grammar.as_named_measures({"z": "rbp(p=0.8)@5", "a": pg.NDCG @ 10, "m": "ap"})
-    assert list(named) == ["z", "a", "m"]
-    assert named == {"z": pg.RBP @ 5, "a": pg.NDCG @ 10, "m": pg.AP}
-    assert list(grammar.as_named_measures(["ap", "AP(rel=1)", "ap@5"])) == ["ap", "ap@5"]
-    assert list(grammar.as_named_measures(pg.NDCG @ 3)) == ["ndcg@3"]
-
-
-@pytest.mark.parametrize(
-    ("mapping", "error", "words"),
-    [
-        ({"a": "ap", "b": "AP(rel=1)"}, pg.InvalidValueError, "named twice"),
-        ({"": "ap"}, pg.InvalidValueError, "non-empty string"),
-        ({3: "ap"}, pg.InvalidValueError, "non-empty string"),
-        ({"__pg_ranking": "ap"}, pg.InvalidValueError, "reserved"),
-        ({"a": "nope"}, pg.UnknownMeasureError, "unknown measure"),
-        ({"a": 3}, pg.UnknownMeasureError, "expected a measure"),
-        ({}, pg.UnknownMeasureError, "no measures"),
-    ],
-)
-def test_bad_output_names(mapping, error, words):
-    with pytest.raises(error, match=words):
-        grammar.as_named_measures(mapping)
-    with pytest.raises(error, match=words):
-        table().graded.evaluate(mapping, **COLS)
-
-
-def test_measures_of_the_wrong_type():
-    with pytest.raises(pg.UnknownMeasureError):
-        grammar.as_named_measures(42)  # type: ignore[arg-type]
-
-
-def test_documented_limits():
+def test_documented_limits() -> None:
     assert grammar.MAX_MEASURE_LENGTH == MAX_MEASURE_LENGTH
     assert grammar.MAX_ENTRIES == MAX_ENTRIES
-
-
-def test_as_measures_refuses_names_it_would_drop():
-    with pytest.raises(pg.InvalidValueError, match=r"not taken here.*\['rbp@5'\]"):
-        grammar.as_measures({"rbp80": "rbp(p=0.8)@5"})

@@ -1,4 +1,4 @@
-"""ir_measures' names (polars_graded/measures/ir_names.py): every alias, as ir_measures' own
+"""ir_measures' names (polars_graded/measures/names/ir_names.py): every alias, as ir_measures' own
 ``parse_measure`` reads it and as we do, gives ir_measures' per-query values on the TREC DL
 2019/2020 passage runs (six systems, two years); its syntax, its refusals, its column names.
 
@@ -10,7 +10,7 @@ the raw values may differ only on queries with tied scores. gdeval prints 5 deci
 
 ir_measures computes most measures with pytrec_eval, trec_eval 9.x: so the ``ir_measures:``
 names carry ``compat="trec_eval_9"`` (float32 scores, 9.x's recall points for IPrec) and
-agree with it exactly, where our own names follow trec_eval 10.0 (SPEC §2).
+agree with it exactly, where our own names follow trec_eval 10.0 (conventions §2).
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def provider(alias: str) -> str:
     """The tool ir_measures computes ``alias`` with (its default pipeline's choice)."""
     measure = ir_measures.parse_measure(alias)
     pipeline = ir_measures.DefaultPipeline.providers
-    return next(p.NAME for p in pipeline if p.supports(measure) and p.is_available())
+    name: str = next(p.NAME for p in pipeline if p.supports(measure) and p.is_available())
+    return name
 
 
 def tolerance(alias: str) -> float:
@@ -155,6 +156,7 @@ def runs(shared_data: Callable[[str], Path]) -> Runs:
 def test_ir_measures_reads_the_alias_as_we_do(alias: str) -> None:
     """Our reading of the syntax equals ir_measures' own (name, parameters, ``@``)."""
     theirs = ir_measures.parse_measure(alias)
+    assert theirs.NAME is not None
     assert unaliased(read(alias)) == IrMeasure(theirs.NAME, theirs.params)
 
 

@@ -11,20 +11,20 @@ from collections.abc import Sequence
 
 import polars as pl
 import pytest
-from trec_graded_helpers import (
+from support.trec_eval import (
     PYTREC_EVAL,
     check_finite_on_valid_tables,
     check_table_options,
     check_truncated_run_at_depth_100,
     expected_output,
-    mismatches,
     ours,
     printed,
-    pytrec_values,
-    random_table,
     real_run_mismatches,
     trec_eval_test_table,
 )
+from support.trec_eval import graded_table as random_table
+from support.trec_eval import measure_mismatches as mismatches
+from support.trec_eval import pytrec_measure as pytrec_values
 
 import polars_graded as pg
 
@@ -97,7 +97,7 @@ def every_order_mean(df: pl.DataFrame, measure: str) -> float:
     score); the unretrieved rows stay."""
     retrieved, rest = df.filter(pl.col("score").is_not_null()), df.filter(pl.col("score").is_null())
     groups = [list(g["item"]) for g in retrieved.partition_by("score", maintain_order=True)]
-    values = []
+    values: list[float] = []
     for orders in itertools.product(*(itertools.permutations(g) for g in groups)):
         ranked = [item for order in orders for item in order]
         scores = {item: float(len(ranked) - i) for i, item in enumerate(ranked)}

@@ -1,6 +1,6 @@
 """NDCNG and mean NDCNG (polars_graded/measures/ndcng.py) by hand: NDCG with exponential gain
 on the labels divided by the query's top label (Scheel et al. 2011), so that, unlike NDCG,
-it does not change when every label is scaled (the paper's Table 2, SPEC §5).
+it does not change when every label is scaled (the paper's Table 2, conventions §5).
 
 Also checked against the oracle (test_bruteforce), under every tie policy (test_ties) and
 the paper's Table 2 (test_paper_tables).
@@ -40,7 +40,7 @@ def test_ndcng_by_hand() -> None:
 
 
 def test_scaling_the_labels_changes_ndcg_not_ndcng() -> None:
-    """SPEC §5's table: doubled labels lower NDCG@k and leave NDCNG@k as it was."""
+    """conventions §5's table: doubled labels lower NDCG@k and leave NDCNG@k as it was."""
     labels = [1, 0, 3, 3, 2, 0, 1, 4]
     plain = ranked_table(labels).graded.evaluate(["ndcng@5", "ndcg@5"]).row(0)
     doubled = ranked_table([2 * x for x in labels]).graded.evaluate(["ndcng@5", "ndcg@5"]).row(0)

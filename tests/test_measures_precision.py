@@ -13,7 +13,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from trec_eval_references import (
+from support.oracle import Label
+from support.trec_eval import (
     PRINTED,
     mismatches,
     ours_on_files,
@@ -25,6 +26,7 @@ from trec_eval_references import (
 )
 
 import polars_graded as pg
+from polars_graded.options import TiePolicy
 
 
 def test_precision_recall_and_r_precision_by_hand() -> None:
@@ -119,7 +121,7 @@ def test_relative_p_and_rprec_mult_equal_trec_eval_10(shared_data: Callable[[str
 
 
 @pytest.mark.parametrize("ties", ["average", "optimistic", "input"])
-def test_relative_p_and_rprec_mult_under_tie_policies(table: pl.DataFrame, ties: str) -> None:
+def test_relative_p_and_rprec_mult_under_tie_policies(table: pl.DataFrame, ties: TiePolicy) -> None:
     """Both add a value per position: under ties="average" the mean over each tie group;
     with no ties left (distinct scores) every policy gives trec_eval's numbers."""
     names = ["relative_p@5", "relative_p", "r_precision(mult=0.4)", "r_precision(mult=2)"]
@@ -130,8 +132,8 @@ def test_relative_p_and_rprec_mult_under_tie_policies(table: pl.DataFrame, ties:
     assert same.equals(distinct.graded.evaluate(names, by="system"))
 
 
-def _relative_p(k: int, rel: float) -> Callable[[list, list], float]:
-    def value(ranked: list, judged: list) -> float:
+def _relative_p(k: int, rel: float) -> Callable[[list[Label], list[float]], float]:
+    def value(ranked: list[Label], judged: list[float]) -> float:
         n_relevant = sum(1 for x in judged if x >= rel)
         found = sum(1 for x in ranked[:k] if x is not None and x >= rel)
         return found / min(n_relevant, k) if n_relevant else 0.0
@@ -139,8 +141,8 @@ def _relative_p(k: int, rel: float) -> Callable[[list, list], float]:
     return value
 
 
-def _r_precision_mult(mult: float) -> Callable[[list, list], float]:
-    def value(ranked: list, judged: list) -> float:
+def _r_precision_mult(mult: float) -> Callable[[list[Label], list[float]], float]:
+    def value(ranked: list[Label], judged: list[float]) -> float:
         cutoff = int(mult * sum(1 for x in judged if x >= 1) + 0.9)
         found = sum(1 for x in ranked[:cutoff] if x is not None and x >= 1)
         return found / cutoff if cutoff else 0.0
@@ -158,7 +160,7 @@ def _r_precision_mult(mult: float) -> Callable[[list, list], float]:
     ],
 )
 def test_tie_average_equals_the_mean_over_orders(
-    name: str, reference: Callable[[list, list], float]
+    name: str, reference: Callable[[list[Label], list[float]], float]
 ) -> None:
     df = small_tied_table(31)
     expected = tie_averaged(df, reference)

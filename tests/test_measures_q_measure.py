@@ -12,19 +12,19 @@ import math
 
 import polars as pl
 import pytest
-from conftest import FrameKind, make_random_table
-from oracle import load, q_measure_reference
-from oracle_ties import POLICIES, policy_values
+from support.oracle import Key, load, q_measure_reference
+from support.oracle_ties import POLICIES, policy_values
+from support.tables import FrameKind, make_random_table
 
 import polars_graded as pg
-from polars_graded.options import TableSpec
+from polars_graded.options import TableSpec, TiePolicy
 from polars_graded.ranking import sort_ranked
 
 TOL = 1e-12
 MEASURES = ["q_measure", "q_measure(beta=0.5)@3", "q_measure(gain={1:3,2:1})"]
 
 
-def values(result: pl.DataFrame, keys: list[str]) -> dict[tuple, dict[str, float]]:
+def values(result: pl.DataFrame, keys: list[str]) -> dict[Key, dict[str, float]]:
     """``{(by..., query): {measure: value}}`` of a per-query frame."""
     return {
         tuple(row[k] for k in keys): {c: v for c, v in row.items() if c not in keys}
@@ -32,7 +32,7 @@ def values(result: pl.DataFrame, keys: list[str]) -> dict[tuple, dict[str, float
     }
 
 
-def assert_close(got: dict, expected: dict) -> None:
+def assert_close(got: dict[Key, dict[str, float]], expected: dict[Key, dict[str, float]]) -> None:
     assert got.keys() == expected.keys()
     for key, row in expected.items():
         for name, value in row.items():
@@ -108,7 +108,7 @@ def test_q_measure_equals_the_oracle(seed: int, frame_kind: FrameKind) -> None:
 
 @pytest.mark.parametrize("ties", POLICIES)
 @pytest.mark.parametrize("seed", range(6))
-def test_q_measure_under_every_tie_policy(seed: int, ties: str) -> None:
+def test_q_measure_under_every_tie_policy(seed: int, ties: TiePolicy) -> None:
     """Small rankings, so that the oracle can enumerate every order of the tie groups."""
     df = make_random_table(seed + 100, systems=2, queries=6, max_items=7)
     result = df.graded.evaluate(MEASURES, by="system", ties=ties)
@@ -117,7 +117,7 @@ def test_q_measure_under_every_tie_policy(seed: int, ties: str) -> None:
 
 
 @pytest.mark.parametrize("ties", ["trec_eval", "average"])
-def test_ranked_input_and_expressions_give_the_same_values(ties: str) -> None:
+def test_ranked_input_and_expressions_give_the_same_values(ties: TiePolicy) -> None:
     df = make_random_table(7, systems=2, queries=8, max_items=30)
     expected = df.graded.evaluate(MEASURES, by="system", ties=ties)
     spec = TableSpec.of({"by": "system", "ties": ties})
@@ -138,7 +138,7 @@ def test_ranked_input_and_expressions_give_the_same_values(ties: str) -> None:
 
 @pytest.mark.parametrize("ties", POLICIES)
 @pytest.mark.parametrize("seed", range(5))
-def test_beta_zero_is_ap_on_integer_labels(seed: int, ties: str) -> None:
+def test_beta_zero_is_ap_on_integer_labels(seed: int, ties: TiePolicy) -> None:
     """With beta = 0, BR is precision; on integer labels "> 0" is "rel >= 1"."""
     df = make_random_table(seed + 200, systems=2, queries=8, max_items=25, int_labels=True)
     names = ["q_measure(beta=0)", "ap", "q_measure(beta=0)@5", "ap@5"]
@@ -148,7 +148,7 @@ def test_beta_zero_is_ap_on_integer_labels(seed: int, ties: str) -> None:
 
 
 @pytest.mark.parametrize("ties", POLICIES)
-def test_bounds_and_an_ideal_ranking_scores_one(ties: str) -> None:
+def test_bounds_and_an_ideal_ranking_scores_one(ties: TiePolicy) -> None:
     df = make_random_table(400, queries=12, max_items=30, label_kinds=("few", "continuous"))
     names = ["q_measure", "q_measure(beta=10,gain=exp)"]
     got = df.graded.evaluate(names, ties=ties)

@@ -2,7 +2,7 @@
 and their parameter errors; trec_eval 10.0's graded rbp and its rbp_resid by hand, on its
 expected outputs and under ties="average" (pytrec_eval, trec_eval 9, has neither).
 
-Also checked against the oracle (tests/oracle.py) on random tables (test_bruteforce) and
+Also checked against the oracle (tests/support/oracle.py) on random tables (test_bruteforce) and
 under every tie policy (test_ties).
 """
 
@@ -12,7 +12,8 @@ import itertools
 
 import polars as pl
 import pytest
-from trec_graded_helpers import (
+from support.trec_eval import (
+    TEMPLATES,
     check_finite_on_valid_tables,
     check_table_options,
     check_truncated_run_at_depth_100,
@@ -20,7 +21,6 @@ from trec_graded_helpers import (
     printed,
     trec_eval_test_table,
 )
-from trec_names import TEMPLATES
 
 import polars_graded as pg
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -18,7 +19,8 @@ from polars_graded import expressions
 from polars_graded.measures import registry
 from polars_graded.measures.base import Declaration, Measure, ThresholdMeasure
 from polars_graded.measures.generated import generate
-from polars_graded.measures.names.grammar import ALIASES, valid_names
+from polars_graded.measures.names.grammar import valid_names
+from polars_graded.measures.registry import ALIASES
 from polars_graded.namespace import GradedNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -153,7 +155,8 @@ def test_a_taken_name_is_refused() -> None:
     with pytest.raises(pg.InvalidValueError, match=r"'map' .* is taken by 'ap'"):
         registry.register(declaration)(type("Toy", (Measure,), {}))
     for kind, value in (("function", "ap"), ("instance", "AP"), ("order", 2)):
-        taken = dataclasses.replace(declaration, aliases=(), **{kind: value})
+        change: dict[str, Any] = {kind: value}
+        taken = dataclasses.replace(declaration, aliases=(), **change)
         with pytest.raises(pg.InvalidValueError, match=f"the {kind} .* is taken by 'ap'"):
             registry.register(taken)(type("Toy", (Measure,), {}))
     assert "toy" not in registry.MEASURES

@@ -1,4 +1,4 @@
-"""Reciprocal rank and success@k (polars_graded/measures/rank.py) by hand, as trec_eval's
+"""Reciprocal rank and success@k (polars_graded/measures/rr.py) by hand, as trec_eval's
 ``recip_rank`` and ``success`` define them.
 
 Also checked against trec_eval on random tables (test_trec_eval_differential), the oracle

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from trec_eval_references import (
+from support.trec_eval import (
     PRINTED,
     mismatches,
     ours_on_files,

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import trec_dicts
-from trec_eval_references import (
+from support.oracle import Label
+from support.tables import FrameKind
+from support.trec_eval import (
     PRINTED,
     SYSTEMS,
     TOL,
@@ -18,6 +19,7 @@ from trec_eval_references import (
     random_table,
     small_tied_table,
     tie_averaged,
+    trec_dicts,
     trec_eval_10,
 )
 
@@ -32,7 +34,7 @@ def by_hand() -> pl.DataFrame:
     )  # fmt: skip
 
 
-def test_unjudged_by_hand(frame_kind) -> None:
+def test_unjudged_by_hand(frame_kind: FrameKind) -> None:
     """Unjudged: the null, the -1 and the -2 (3 of N = 5); k beyond N still divides by k."""
     expected = {"unjudged@1": 1.0, "unjudged@3": 2 / 3, "unjudged@10": 3 / 10, "unjudged": 3 / 5}
     got = frame_kind.collect(frame_kind(by_hand()).graded.evaluate(list(expected)))
@@ -82,7 +84,7 @@ def test_unjudged_equals_a_reference_count() -> None:
 def test_tie_average_equals_the_mean_over_orders(k: int) -> None:
     df = small_tied_table(32)
 
-    def reference(ranked: list, judged: list) -> float:
+    def reference(ranked: list[Label], judged: list[float]) -> float:
         return sum(1 for x in ranked[:k] if x is None or x < 0) / k
 
     expected = tie_averaged(df, reference)

@@ -4,15 +4,19 @@ and its shortcuts are made from the measure registry."""
 from __future__ import annotations
 
 import inspect
+import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Unpack
 
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
 import polars_graded as pg
-from polars_graded import namespace
+from polars_graded import expressions, namespace
 from polars_graded.measures import registry
+from polars_graded.options import ColumnOptions, RankingOptions, TiePolicy
 
 TABLE = pl.DataFrame(
     {
@@ -45,9 +49,9 @@ def test_a_shortcut_is_evaluate_of_its_measure(name: str, lazy: bool) -> None:
         for p in registry.parameters(cls)
         if getattr(measure, p.name) != p.default
     }
-    frame = TABLE.lazy() if lazy else TABLE
+    frame: Any = TABLE.lazy() if lazy else TABLE  # either kind: pg.evaluate binds one at a time
     # A measure without a closed form under averaged ties refuses it: compare under another.
-    ties = "average" if cls.declaration.averages_ties else "trec_eval"
+    ties: TiePolicy = "average" if cls.declaration.averages_ties else "trec_eval"
     got = getattr(frame.graded, name)(**keywords, by="system", ties=ties)
     want = pg.evaluate(frame, measure, by="system", ties=ties)
     assert isinstance(got, pl.LazyFrame) is lazy
@@ -84,6 +88,83 @@ def test_compare_is_evaluate_then_the_statistics() -> None:
     assert_frame_equal(lazy, want)
     with pytest.raises(pg.InvalidValueError, match="exactly one system column"):
         TABLE.graded.compare(["ap"], by=["system", "query"])
+
+
+def described(function: Callable[..., Any]) -> list[tuple[str, Any, Any, Any]]:
+    """Each parameter's name, kind, default and annotation (evaluated)."""
+    parameters = inspect.signature(function, eval_str=True).parameters.values()
+    return [(p.name, p.kind, p.default, p.annotation) for p in parameters]
+
+
+@pytest.mark.parametrize("name", ["evaluate", "summary", "per_threshold"])
+def test_a_method_has_the_signature_of_its_function(name: str) -> None:
+    method = described(getattr(namespace.GradedNamespace, name))
+    function = described(getattr(pg, name))
+    assert method[0][0] == "self" and function[0][0] == "frame"
+    assert method[1:] == function[1:]
+
+
+def test_compare_takes_every_keyword_of_pg_compare() -> None:
+    method = described(namespace.GradedNamespace.compare)
+    function = described(pg.compare)
+    assert [p[0] for p in method[:2]] == ["self", "measures"]
+    assert [p[0] for p in function[:2]] == ["per_query", "measures"]
+    # measures: to evaluate here, the value columns to compare there; the rest is the same.
+    keywords = [p for p in method if p[1] is inspect.Parameter.KEYWORD_ONLY]
+    assert keywords == function[2:]
+    # ... then the table options that pg.compare does not take, as in evaluate.
+    columns = method[-1]
+    assert columns[:2] == ("columns", inspect.Parameter.VAR_KEYWORD)
+    assert len(method) == 2 + len(keywords) + 1
+    assert columns[3] == Unpack[RankingOptions]
+    shared = set(ColumnOptions.__annotations__) - set(RankingOptions.__annotations__)
+    assert shared == {"by", "query"} <= {p[0] for p in keywords}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_shortcut_has_the_parameters_of_its_expression(name: str) -> None:
+    cls = registry.FUNCTIONS[name]
+    method = inspect.signature(getattr(namespace.GradedNamespace, name)).parameters
+    function = inspect.signature(getattr(pg, name)).parameters
+    assert list(method)[1:] == list(function)
+    # Only a parameter the expression takes in another form (mu_ap's levels) may differ.
+    other = {
+        p.name
+        for p, q in zip(
+            registry.parameters(cls), registry.parameters(cls, expression=True), strict=True
+        )
+        if p != q
+    }
+    for key in list(function)[:-1]:
+        if key not in other:
+            assert str(method[key]) == str(function[key])
+    assert str(method["columns"]) == "**columns: 'Unpack[ColumnOptions]'"
+    assert str(function["columns"]) == "**columns: 'Unpack[ExprOptions]'"
+    assert set(expressions.ExprOptions.__annotations__) <= set(ColumnOptions.__annotations__)
+
+
+def test_compare_forwards_the_keywords_it_used_to_refuse() -> None:
+    third = TABLE.filter(system="a").with_columns(system=pl.lit("c"), score=-pl.col("score"))
+    table = TABLE.vstack(third)
+    got = table.graded.compare(["ap"], pairs="all", correction="bh", trials=50, bootstrap=50)
+    values = pg.evaluate(table, ["ap"], by="system")
+    want = pg.compare(values, ["ap"], pairs="all", correction="bh", trials=50, bootstrap=50)
+    assert_frame_equal(got, want)
+    measures = ["ap", "p@1"]
+    got = table.graded.compare(measures, judged_only=True, depth=1, trials=50, seed=3)
+    values = pg.evaluate(table, measures, by="system", judged_only=True, depth=1)
+    assert_frame_equal(got, pg.compare(values, measures, trials=50, seed=3))
+
+
+def test_compare_system_is_the_deprecated_by() -> None:
+    table = TABLE.rename({"system": "run"})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = table.graded.compare(["ap"], system="run", trials=50, bootstrap=50)
+    assert [w.category for w in caught] == [DeprecationWarning]
+    assert caught[0].filename == __file__  # it names the caller's line
+    want = table.graded.compare(["ap"], by="run", trials=50, bootstrap=50)
+    assert_frame_equal(got, want)
 
 
 def test_the_namespace_stays_thin() -> None:

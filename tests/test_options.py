@@ -4,17 +4,21 @@ sees for a bad one."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import polars as pl
 import pytest
-from oracle_ties import POLICIES
+from support.oracle_ties import POLICIES
 
 import polars_graded as pg
 from polars_graded.options import (
     COMPATS,
     DEFAULT_COMPAT,
     TIE_POLICIES,
+    ColumnOptions,
+    RankingOptions,
     TableSpec,
     Ties,
     as_by,
@@ -114,8 +118,10 @@ def test_every_entry_point_refuses_a_bad_policy_the_same_way(entry: str) -> None
         ([], ()),
     ],
 )
-def test_by_is_normalised_to_a_tuple(by: object, expected: tuple[str, ...]) -> None:
-    assert as_by(by) == expected  # type: ignore[arg-type]
+def test_by_is_normalised_to_a_tuple(
+    by: str | Sequence[str] | None, expected: tuple[str, ...]
+) -> None:
+    assert as_by(by) == expected
     spec = TableSpec.of({"by": by})
     assert spec.by == expected
     assert spec.keys == [*expected, "query"]
@@ -157,6 +163,12 @@ def test_options_give_the_spec_back() -> None:
     assert TableSpec.of(spec.options()) == spec
     assert spec.options()["ties"] == "average"  # a plain name, as a user passes it
     assert TableSpec.of(spec) is spec
+
+
+def test_the_keywords_are_the_fields_of_the_spec() -> None:
+    keys = set(ColumnOptions.__annotations__)
+    assert keys == {f.name for f in dataclasses.fields(TableSpec)}
+    assert keys - set(RankingOptions.__annotations__) == {"query", "by"}
 
 
 @pytest.mark.parametrize("unknown", [{"colums": "x"}, {"system": "s", "k": 10}])
@@ -221,16 +233,16 @@ def test_judged_only_must_be_a_bool(judged_only: object) -> None:
 
 
 @pytest.mark.parametrize("option", [{"depth": 5}, {"judged_only": True}])
-def test_cutting_rankings_refuses_averaged_ties(option: dict[str, object]) -> None:
+def test_cutting_rankings_refuses_averaged_ties(option: dict[str, Any]) -> None:
     with pytest.raises(pg.InvalidValueError, match=r"ties='average'"):
         TableSpec.of({"ties": "average", **option})
     with pytest.raises(pg.InvalidValueError, match=r"ties='average'"):
-        pg.evaluate(three_tied(), ["ap"], ties="average", **option)  # type: ignore[arg-type]
+        pg.evaluate(three_tied(), ["ap"], ties="average", **option)
 
 
 # --------------------------------------------------------------------------- compat
 
-# SPEC §2, written here: the default follows trec_eval 10.0; "trec_eval_9" reproduces 9.x
+# conventions §2, written here: the default follows trec_eval 10.0; "trec_eval_9" reproduces 9.x
 # and pytrec_eval.
 RELEASES = ("trec_eval_10", "trec_eval_9")
 

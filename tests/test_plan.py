@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
-from conftest import make_random_table
 from polars.testing import assert_frame_equal
+from support.tables import make_random_table
 
 import polars_graded as pg
 from polars_graded import plan
@@ -21,7 +22,7 @@ from polars_graded.options import TableSpec
 from polars_graded.ranking import sort_ranked
 
 
-def table(labels: list[float] | None = None) -> pl.DataFrame:
+def table(labels: Sequence[float | None] | None = None) -> pl.DataFrame:
     labels = labels if labels is not None else [0, 2, 1, 1, 0, 3]
     return pl.DataFrame(
         {
@@ -137,7 +138,7 @@ def test_finite_values_pass_the_net() -> None:
 THRESHOLDED = ["ap", "p@5", "recall", "r_precision", "rr", "success@1", "bpref", "rbp"]
 
 
-def test_a_threshold_above_every_label_warns_once_naming_measures_and_the_largest_label():
+def test_a_threshold_above_every_label_warns_once_naming_measures_and_the_largest_label() -> None:
     df = table([0, 0.9, 0.5, 0.25, 0, 0.75])  # labels in [0, 1), default rel=1
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
@@ -172,7 +173,9 @@ def test_the_warning_of_a_lazy_frame_comes_at_collect_time() -> None:
         ([None] * 6, ["ap"]),  # nothing judged
     ],
 )
-def test_no_warning_when_a_threshold_is_reached(labels: list, measures: list[str]) -> None:
+def test_no_warning_when_a_threshold_is_reached(
+    labels: list[float | None], measures: list[str]
+) -> None:
     df = table(labels)
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
@@ -462,12 +465,12 @@ def test_mixed_releases_keep_every_ranking_once() -> None:
 @pytest.mark.parametrize("lazy", [False, True])
 def test_mixed_releases_warn_once_with_every_measure(lazy: bool) -> None:
     df = float32_tied()
-    frame = df.lazy() if lazy else df
+    frame: Any = df.lazy() if lazy else df  # either kind: pg.evaluate binds one at a time
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         out = pg.evaluate(frame, ["p(rel=5)@1", "ir_measures:P(rel=5)@1"], by="system")
         if lazy:
-            out.collect()  # type: ignore[union-attr]
+            out.collect()
     messages = [str(w.message) for w in caught if issubclass(w.category, pg.GradedWarning)]
     assert len(messages) == 1
     assert messages[0].startswith("p(rel=5)@1, p(compat=trec_eval_9,rel=5)@1: ")

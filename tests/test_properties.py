@@ -1,4 +1,4 @@
-"""Properties of SPEC.md §6 and of the API contract, checked with hypothesis."""
+"""Properties of conventions.md §6 and of the API contract, checked with hypothesis."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
-from strategies import long_tables, perfect_tables
+from support.oracle import Key
+from support.strategies import long_tables, perfect_tables
 
 import polars_graded as pg
 
@@ -43,7 +44,7 @@ ALL_MEASURES = [*NORMALISED, "dcg@5", "dcg(base=10)"]
 TOL = 1e-12
 
 
-def values(result: pl.DataFrame, keys: list[str]) -> dict[tuple, dict[str, float]]:
+def values(result: pl.DataFrame, keys: list[str]) -> dict[Key, dict[str, float]]:
     rest = [c for c in result.columns if c not in keys]
     return {
         tuple(row[k] for k in keys): {c: row[c] for c in rest}
@@ -51,7 +52,9 @@ def values(result: pl.DataFrame, keys: list[str]) -> dict[tuple, dict[str, float
     }
 
 
-def assert_close(a: dict, b: dict, tol: float = TOL) -> None:
+def assert_close(
+    a: dict[Key, dict[str, float]], b: dict[Key, dict[str, float]], tol: float = TOL
+) -> None:
     assert a.keys() == b.keys()
     for key, row in a.items():
         assert row.keys() == b[key].keys()
@@ -68,7 +71,7 @@ def top_label(df: pl.DataFrame) -> pl.DataFrame:
 
 @SETTINGS
 @given(df=st.one_of(perfect_tables(labels="int"), perfect_tables(labels="continuous")))
-def test_perfect_ranking_scores_one(df):
+def test_perfect_ranking_scores_one(df: pl.DataFrame) -> None:
     measures = [
         "mu_ap",
         "ndcg",
@@ -92,7 +95,7 @@ def test_perfect_ranking_scores_one(df):
 
 @SETTINGS
 @given(df=long_tables(labels="binary"), k=st.integers(1, 6))
-def test_binary_labels_mu_ap_is_ap_and_ndcng_is_ndcg(df, k):
+def test_binary_labels_mu_ap_is_ap_and_ndcng_is_ndcg(df: pl.DataFrame, k: int) -> None:
     result = df.graded.evaluate(
         [
             "mu_ap",
@@ -117,8 +120,8 @@ def test_binary_labels_mu_ap_is_ap_and_ndcng_is_ndcg(df, k):
 
 @SETTINGS
 @given(df=long_tables(labels="continuous"), x=st.sampled_from([0.25, 0.5, 1.0, 2.0, 7.5]))
-def test_two_levels_mu_ap_is_ap(df, x):
-    # SPEC §4: with two levels {0, x} µAP equals AP at threshold x
+def test_two_levels_mu_ap_is_ap(df: pl.DataFrame, x: float) -> None:
+    # conventions §4: with two levels {0, x} µAP equals AP at threshold x
     df = df.with_columns(
         relevance=pl.when(pl.col("relevance") > 0).then(x).otherwise(pl.col("relevance"))
     )
@@ -138,7 +141,7 @@ def test_two_levels_mu_ap_is_ap(df, x):
     c=st.one_of(st.sampled_from([0.1, 0.5, 2.0, 3.0, 10.0]), st.floats(0.01, 100.0)),
     k=st.integers(1, 6),
 )
-def test_scale_invariance(df, c, k):
+def test_scale_invariance(df: pl.DataFrame, c: float, k: int) -> None:
     measures = ["mu_ap", "mu_ap(levels=table)", f"mu_ap@{k}", "ndcng", f"ndcng@{k}", "mean_ndcng"]
     scaled = df.with_columns(relevance=pl.col("relevance") * c)
     assert_close(
@@ -148,7 +151,7 @@ def test_scale_invariance(df, c, k):
     )
 
 
-def test_ndcg_exp_is_not_scale_invariant():
+def test_ndcg_exp_is_not_scale_invariant() -> None:
     # the reason NDCNG exists: the same ranking, labels doubled, changes NDCG (exp gain)
     df = pl.DataFrame(
         {"query": [1, 1, 1], "item": [1, 2, 3], "score": [3.0, 2.0, 1.0], "relevance": [1, 2, 0]}
@@ -163,7 +166,7 @@ def test_ndcg_exp_is_not_scale_invariant():
 
 @SETTINGS
 @given(df=long_tables(), seed=st.integers(0, 2**32 - 1))
-def test_invariant_under_row_shuffle(df, seed):
+def test_invariant_under_row_shuffle(df: pl.DataFrame, seed: int) -> None:
     shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
     assert_close(
         values(df.graded.evaluate(ALL_MEASURES), ["query"]),
@@ -173,7 +176,7 @@ def test_invariant_under_row_shuffle(df, seed):
 
 @SETTINGS
 @given(df=long_tables(), data=st.data())
-def test_invariant_under_renaming_queries(df, data):
+def test_invariant_under_renaming_queries(df: pl.DataFrame, data: st.DataObject) -> None:
     old = df["query"].unique().to_list()
     new = data.draw(
         st.lists(
@@ -193,7 +196,7 @@ def test_invariant_under_renaming_queries(df, data):
 # --- by=system equals each slice alone ---------------------------------------------------------
 
 
-def evaluate_slices(df: pl.DataFrame, measures: list[str]) -> dict[tuple, dict[str, float]]:
+def evaluate_slices(df: pl.DataFrame, measures: list[str]) -> dict[Key, dict[str, float]]:
     alone = {}
     for system in df["system"].unique().to_list():
         part = df.filter(pl.col("system") == system).drop("system")
@@ -204,7 +207,7 @@ def evaluate_slices(df: pl.DataFrame, measures: list[str]) -> dict[tuple, dict[s
 
 @FEWER
 @given(df=long_tables(systems=3, shared_judgments=True, max_queries=3))
-def test_by_system_equals_each_slice(df):
+def test_by_system_equals_each_slice(df: pl.DataFrame) -> None:
     # the usual shape: every system has its own copy of the same judgments
     together = values(df.graded.evaluate(ALL_MEASURES, by="system"), ["system", "query"])
     assert_close(together, evaluate_slices(df, ALL_MEASURES))
@@ -212,14 +215,14 @@ def test_by_system_equals_each_slice(df):
 
 @FEWER
 @given(df=long_tables(systems=3, shared_judgments=False, max_queries=3))
-def test_by_system_equals_each_slice_own_judgments(df):
+def test_by_system_equals_each_slice_own_judgments(df: pl.DataFrame) -> None:
     measures = [m for m in ALL_MEASURES if m != "mu_ap(levels=table)"]
     together = values(df.graded.evaluate(measures, by="system"), ["system", "query"])
     assert_close(together, evaluate_slices(df, measures))
 
 
-def test_by_system_table_levels_are_the_slices_levels():
-    # SPEC §6: "Evaluating a table with by=system equals evaluating each system's slice
+def test_by_system_table_levels_are_the_slices_levels() -> None:
+    # conventions §6: "Evaluating a table with by=system equals evaluating each system's slice
     # alone", so levels="table" are the levels of the system's own rows. System "a" alone
     # has the one level {1}: µAP = AP^1 = 1. Its neighbour's label 2 must not add AP^2 = 0.
     df = pl.DataFrame(
@@ -239,7 +242,7 @@ def test_by_system_table_levels_are_the_slices_levels():
 
 @SETTINGS
 @given(df=long_tables(systems=2, max_queries=3))
-def test_by_two_columns(df):
+def test_by_two_columns(df: pl.DataFrame) -> None:
     # a list of by columns keys the result by all of them, in order
     df = df.with_columns(run=pl.col("system").cast(pl.String) + "x")
     result = df.graded.evaluate(["mu_ap", "ndcng@3"], by=["run", "system"])
@@ -256,7 +259,7 @@ def test_by_two_columns(df):
 
 @FEWER
 @given(df=long_tables(systems=2, max_queries=3), use_by=st.booleans())
-def test_lazy_equals_eager(df, use_by):
+def test_lazy_equals_eager(df: pl.DataFrame, use_by: bool) -> None:
     by = "system" if use_by else None
     if not use_by:
         df = df.filter(pl.col("system") == 0).drop("system")
@@ -274,7 +277,7 @@ def test_lazy_equals_eager(df, use_by):
 
 @FEWER
 @given(df=long_tables(systems=3, max_queries=4, shared_judgments=False))
-def test_summary_is_mean_of_evaluate(df):
+def test_summary_is_mean_of_evaluate(df: pl.DataFrame) -> None:
     per_query = df.graded.evaluate(ALL_MEASURES, by="system")
     summary = df.graded.summary(ALL_MEASURES, by="system")
     assert summary.columns == ["system", "num_q", *ALL_MEASURES]
@@ -290,7 +293,7 @@ def test_summary_is_mean_of_evaluate(df):
 
 @SETTINGS
 @given(df=long_tables())
-def test_summary_without_by_is_one_row(df):
+def test_summary_without_by_is_one_row(df: pl.DataFrame) -> None:
     per_query = df.graded.evaluate(ALL_MEASURES)
     summary = df.graded.summary(ALL_MEASURES)
     assert summary.columns == ["num_q", *ALL_MEASURES]
@@ -303,7 +306,7 @@ def test_summary_without_by_is_one_row(df):
 
 @SETTINGS
 @given(df=long_tables(systems=2, max_queries=4, shared_judgments=False))
-def test_result_shape_and_range(df):
+def test_result_shape_and_range(df: pl.DataFrame) -> None:
     result = df.graded.evaluate(ALL_MEASURES, by="system")
     assert result.columns == ["system", "query", *ALL_MEASURES]
     for m in ALL_MEASURES:
@@ -316,16 +319,19 @@ def test_result_shape_and_range(df):
         == expected_keys
     )
     for m in NORMALISED:
-        assert result[m].min() >= 0.0, m
-        assert result[m].max() <= 1.0 + 1e-12, m
+        low, high = result[m].min(), result[m].max()
+        assert isinstance(low, float) and isinstance(high, float), m
+        assert low >= 0.0, m
+        assert high <= 1.0 + 1e-12, m
     for m in ("dcg@5", "dcg(base=10)"):
-        assert result[m].min() >= 0.0, m
+        low = result[m].min()
+        assert isinstance(low, float) and low >= 0.0, m
 
 
 @SETTINGS
 @given(df=long_tables(), data=st.data())
-def test_no_relevant_row_scores_zero(df, data):
-    # SPEC §4: a query with no relevant row (all labels <= 0 or null) is 0 on every measure,
+def test_no_relevant_row_scores_zero(df: pl.DataFrame, data: st.DataObject) -> None:
+    # conventions §4: a query with no relevant row (all labels <= 0 or null) is 0 on every measure,
     # and a query the system returned nothing for is 0 too; both count in the mean
     q = data.draw(st.sampled_from(sorted(df["query"].unique().to_list())))
     how = data.draw(st.sampled_from(["irrelevant", "unretrieved"]))

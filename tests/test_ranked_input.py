@@ -6,13 +6,14 @@ ranked order must raise, never give numbers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from polars.testing import assert_frame_equal
-from strategies import long_tables
+from support.strategies import long_tables
 
 import polars_graded as pg
 from polars_graded.cli import main
@@ -89,10 +90,11 @@ def test_a_small_run_in_ranked_order_is_accepted() -> None:
 )
 def test_rows_out_of_ranked_order_raise(rows: list[int], query: str, item: str) -> None:
     df = small_run()[rows]
-    for run in (
+    runs: tuple[Callable[[], pl.DataFrame], ...] = (
         lambda: df.graded.evaluate(["ap"], ranked=True),
         lambda: df.lazy().graded.summary(["ndcg@2"], ranked=True).collect(),
-    ):
+    )
+    for run in runs:
         with pytest.raises(pg.InvalidValueError) as info:
             run()
         message = str(info.value)
@@ -120,7 +122,7 @@ def test_per_threshold_and_compare_take_ranked() -> None:
 
 def test_ranked_must_be_a_bool() -> None:
     with pytest.raises(TypeError, match="ranked"):
-        small_run().graded.evaluate(["ap"], ranked="yes")  # type: ignore[call-overload]
+        small_run().graded.evaluate(["ap"], ranked="yes")  # type: ignore[arg-type]
 
 
 def test_partitions_of_ranked_parquet_equal_the_in_memory_path(tmp_path: Path) -> None:

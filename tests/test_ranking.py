@@ -1,8 +1,8 @@
 """The one sorter (polars_graded/ranking.py): the ranked order of every tie policy, the tie
 groups, the compared score and the :class:`Ranked` bundles the measures read.
 
-The orders are checked against tests/oracle_ties.py (Python sorts written from the
-policies' definitions), under both releases' score comparisons (SPEC §2: float64 by default,
+The orders are checked against tests/support/oracle_ties.py (Python sorts written from the
+policies' definitions), under both releases' score comparisons (conventions §2: float64 by default,
 as trec_eval 10.0; float32 with ``compat="trec_eval_9"``); the bundles' helpers on a
 hand-computed query.
 """
@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from typing import Any
 
-import oracle
-import oracle_ties
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
-from oracle_ties import POLICIES
 from polars.testing import assert_frame_equal
-from strategies import tied_tables
+from support import oracle, oracle_ties
+from support.oracle_ties import POLICIES
+from support.strategies import TiedTable, tied_tables
 
 import polars_graded  # noqa: F401  (registers the namespace)
 from polars_graded.measures.kernels.tie_average import group_hits
-from polars_graded.options import TableSpec, Ties
+from polars_graded.options import Compat, TableSpec, TiePolicy, Ties
 from polars_graded.ranking import (
     IN_ORDER,
     RANKING_ID,
@@ -48,8 +48,8 @@ SETTINGS = settings(
 )
 FEWER = settings(SETTINGS, max_examples=15)
 TOL = 1e-12
-COMPATS = ("trec_eval_10", "trec_eval_9")
-"""The releases (SPEC §2), written here: the default compares scores as float64, 9.x as
+COMPATS: tuple[Compat, ...] = ("trec_eval_10", "trec_eval_9")
+"""The releases (conventions §2), written here: the default compares scores as float64, 9.x as
 float32."""
 
 
@@ -70,7 +70,7 @@ def oracle_order(
 
 @SETTINGS
 @given(tied_tables())
-def test_sort_ranked_gives_each_policys_order(table: tuple) -> None:
+def test_sort_ranked_gives_each_policys_order(table: TiedTable) -> None:
     """Rankings in key order, each contiguous: its retrieved rows in the oracle's order of
     the policy, then its unretrieved rows."""
     df, by = table
@@ -81,7 +81,7 @@ def test_sort_ranked_gives_each_policys_order(table: tuple) -> None:
         assert got.height == df.height
         keys = got.select(spec.keys).rows()
         assert keys == sorted(keys), ties
-        blocks: dict[tuple, list[tuple]] = {}
+        blocks: dict[oracle.Key, list[tuple[Any, float]]] = {}
         for key, (item, score) in zip(keys, got.select("item", "score").rows(), strict=True):
             blocks.setdefault(key, []).append((item, score))
         assert len(blocks) == len(rows)
@@ -103,16 +103,16 @@ def test_sort_ranked_gives_each_policys_order(table: tuple) -> None:
     ],
 )
 def test_ranking_order_sorts_by_score_then_what_the_policy_says(
-    ties: str, keys: int, maintain_order: bool
+    ties: TiePolicy, keys: int, maintain_order: bool
 ) -> None:
-    order = ranking_order("score", "item", "relevance", ties)  # type: ignore[arg-type]
+    order = ranking_order("score", "item", "relevance", ties)
     assert len(order.keys) == len(order.descending) == len(order.nulls_last) == keys
     assert order.descending[0] and order.nulls_last[0]  # score descending, unretrieved last
     assert order.maintain_order is maintain_order
-    same = ranking_order("score", "item", "relevance", Ties(ties))  # type: ignore[arg-type]
+    same = ranking_order("score", "item", "relevance", Ties(ties))
     assert all(a.meta.eq(b) for a, b in zip(same.keys, order.keys, strict=True))
     assert compared_score("score").meta.eq(order.keys[0])
-    nine = ranking_order("score", "item", "relevance", ties, "trec_eval_9")  # type: ignore[arg-type]
+    nine = ranking_order("score", "item", "relevance", ties, "trec_eval_9")
     assert compared_score("score", "trec_eval_9").meta.eq(nine.keys[0])
     assert not nine.keys[0].meta.eq(order.keys[0])
     assert all(a.meta.eq(b) for a, b in zip(nine.keys[1:], order.keys[1:], strict=True))
@@ -127,7 +127,7 @@ def test_ranking_order_sorts_by_score_then_what_the_policy_says(
         ("trec_eval_9", [("b", 1, "y"), ("b", 1, "x")]),
     ],
 )
-def test_sort_ranked_example_by_hand(compat: str, b_ranks: list[tuple]) -> None:
+def test_sort_ranked_example_by_hand(compat: str, b_ranks: list[tuple[str, int, str]]) -> None:
     """Two systems; system b's scores 1000 + 1e-9 (x) and 1000 (y) differ as float64 and
     tie as float32, where the tie goes item descending."""
     df = pl.LazyFrame(
@@ -190,11 +190,11 @@ def test_compared_score_keeps_an_integer_score_column_exact_by_default() -> None
 
 
 @pytest.mark.parametrize("compat", COMPATS)
-def test_mark_ranked_order_compares_scores_as_the_release_does(compat: str) -> None:
+def test_mark_ranked_order_compares_scores_as_the_release_does(compat: Compat) -> None:
     """Input said to be ranked: y (1000) before x (1000 + 1e-9) is out of order as float64
     (a lower score first), and in order as float32 (a tie, the larger item first)."""
     df = pl.LazyFrame({"query": [1, 1], "item": ["y", "x"], "score": [1000.0, 1000.0 + 1e-9]})
-    spec = TableSpec(ranked=True, compat=compat)  # type: ignore[arg-type]
+    spec = TableSpec(ranked=True, compat=compat)
     flags = mark_ranked_order(df, spec).collect()[IN_ORDER].to_list()
     assert flags[0] is (compat == "trec_eval_9")
 
@@ -202,7 +202,7 @@ def test_mark_ranked_order_compares_scores_as_the_release_does(compat: str) -> N
 @SETTINGS
 @given(tied_tables())
 def test_tie_size_counts_the_rows_of_a_ranking_with_the_same_compared_score(
-    table: tuple,
+    table: TiedTable,
 ) -> None:
     df, by = table
     for compat in COMPATS:
@@ -227,7 +227,7 @@ def test_skips_sort_only_for_ranked_input_whose_order_the_policy_keeps() -> None
 
 @FEWER
 @given(tied_tables())
-def test_ranked_input_takes_ties(table: tuple) -> None:
+def test_ranked_input_takes_ties(table: TiedTable) -> None:
     """``ranked=True`` on the rows sorted by score (ties in table order) gives the values of
     the sorting path under every policy but ``"trec_eval"`` (which needs item order)."""
     df, by = table
@@ -241,16 +241,16 @@ def test_ranked_input_takes_ties(table: tuple) -> None:
             maintain_order=True,
         )
         for ties in ("input", "optimistic", "pessimistic", "average"):
-            options = {"by": by or None, "ties": ties, "compat": compat}
-            expected = df.graded.evaluate(measures, **options)  # type: ignore[arg-type]
-            got = ranked.graded.evaluate(measures, ranked=True, **options)  # type: ignore[arg-type]
+            options: dict[str, Any] = {"by": by or None, "ties": ties, "compat": compat}
+            expected = df.graded.evaluate(measures, **options)
+            got = ranked.graded.evaluate(measures, ranked=True, **options)
             assert_frame_equal(got, expected, abs_tol=TOL)
 
 
 # --------------------------------------------------------------------------- the bundles
 
 
-def bundle_lists(df: pl.DataFrame, spec: TableSpec) -> dict[tuple, dict[str, object]]:
+def bundle_lists(df: pl.DataFrame, spec: TableSpec) -> dict[oracle.Key, dict[str, Any]]:
     """Per ranking, what :func:`rank_in_group` gives inside the user's own group_by."""
     ranked = rank_in_group(spec.relevance, spec.score, spec.item, spec.ties, spec.compat)
     exprs = {
@@ -275,7 +275,7 @@ def as_float(label: oracle.Label) -> float | None:
 
 @SETTINGS
 @given(tied_tables())
-def test_rank_in_group_gives_the_oracles_ranking(table: tuple) -> None:
+def test_rank_in_group_gives_the_oracles_ranking(table: TiedTable) -> None:
     """``rel`` in the policy's order (unretrieved rows after), ``ideal`` the labels sorted
     descending with the unjudged last, positions from 1, N and the top label; with
     ``"average"``, the bounds of each retrieved row's tie group."""
@@ -300,7 +300,7 @@ def test_rank_in_group_gives_the_oracles_ranking(table: tuple) -> None:
             assert mine["top"] == (judged[0] if judged else None)
             assert ("tie_start" in mine) == (ties == "average")
             if ties == "average":
-                bounds = []
+                bounds: list[tuple[int, int]] = []
                 for group in oracle_ties.tie_groups(query_rows, float32=float32):
                     start = len(bounds) + 1
                     bounds += [(start, start + len(group) - 1)] * len(group)
@@ -310,7 +310,7 @@ def test_rank_in_group_gives_the_oracles_ranking(table: tuple) -> None:
 
 @FEWER
 @given(tied_tables())
-def test_the_pre_ranked_columns_hold_the_same_rankings(table: tuple) -> None:
+def test_the_pre_ranked_columns_hold_the_same_rankings(table: TiedTable) -> None:
     """One sort per query (ranked_lists, number_rankings, explode_ranked) read through
     pre_ranked gives what rank_in_group gives inside a group."""
     df, by = table
@@ -338,7 +338,7 @@ def test_the_pre_ranked_columns_hold_the_same_rankings(table: tuple) -> None:
 
 @FEWER
 @given(tied_tables())
-def test_row_counts_equal_the_counts_inside_each_group(table: tuple) -> None:
+def test_row_counts_equal_the_counts_inside_each_group(table: TiedTable) -> None:
     """RowCounts (whole columns, before the group_by) gives each row the tie-group counts
     that group_hits computes inside the group, for several flags at once."""
     df, by = table
@@ -368,7 +368,7 @@ def test_number_rankings_follows_the_sorted_keys() -> None:
     assert got.rows() == [(0, "a", 1), (1, "a", 2), (2, "b", 1)]
 
 
-def hand_query(ties: str) -> pl.DataFrame:
+def hand_query(ties: TiePolicy) -> pl.DataFrame:
     """Items a..e, scores 3, 2, 2, 2 and unretrieved, labels 1, 0, 2, unjudged, 3.
 
     Ranked (ties by item descending): a, d, c, b, then e: rel = [1, None, 2, 0, 3],
@@ -382,7 +382,7 @@ def hand_query(ties: str) -> pl.DataFrame:
             "relevance": [1, 0, 2, None, 3],
         }
     )
-    ranked = rank_in_group(ties=ties)  # type: ignore[arg-type]
+    ranked = rank_in_group(ties=ties)
     return df.group_by("query").agg(
         rel=ranked.rel,
         in_all=ranked.in_list(None),

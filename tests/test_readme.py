@@ -25,16 +25,13 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
-from conftest import (
-    import_extra,
-    make_random_table,
-    require_shared_data,
-    trec_text,
-    write_trec_file,
-)
+from support.environment import import_extra, require_shared_data
+from support.tables import make_random_table
+from support.trec_files import trec_text, write_trec_file
 
 from polars_graded import cli, errors
 
@@ -170,7 +167,7 @@ def require_spark() -> None:
         pytest.skip("the README's Spark example needs Java on PATH")
 
 
-def run_python(block: Block, namespace: dict) -> None:
+def run_python(block: Block, namespace: dict[str, Any]) -> None:
     """Run a block statement by statement; a LazyFrame left as an expression is collected."""
     tree = ast.parse(block.code, filename=block.where)
     ast.increment_lineno(tree, block.line - 1)
@@ -184,10 +181,12 @@ def run_python(block: Block, namespace: dict) -> None:
             exec(compile(ast.Module([statement], []), str(README), "exec"), namespace)
 
 
-def test_readme_python_blocks(folder: Path, monkeypatch: pytest.MonkeyPatch, subtests) -> None:
+def test_readme_python_blocks(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, subtests: pytest.Subtests
+) -> None:
     """Every ```python block, in order, in one namespace, in the folder of fixture files."""
     monkeypatch.chdir(folder)
-    namespace: dict = {"__name__": "__readme__"}
+    namespace: dict[str, Any] = {"__name__": "__readme__"}
     for block in PYTHON:
         with subtests.test(msg=block.where):
             if block.skip:
@@ -201,7 +200,11 @@ def test_readme_python_blocks(folder: Path, monkeypatch: pytest.MonkeyPatch, sub
 
 @pytest.mark.parametrize(("block", "command"), BASH)
 def test_readme_commands(
-    block: Block, command: str, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    block: Block,
+    command: str,
+    folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Every ``polars-graded`` command of a ```bash block exits 0, in process."""
     if block.skip:
@@ -238,7 +241,10 @@ def markdown_tables(text: str) -> list[list[dict[str, str]]]:
 
 
 def test_readme_quotes_the_robust_report(
-    folder: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys
+    folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Every row the README quotes from the Robust 2003 report (the ```text tables under
     "Trusting the verdict") is a row of the report its command writes, cell for cell."""

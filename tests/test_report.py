@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from report_helpers import body_rows, failing_markdown, page_of, sign_of, synthetic_table
+from support.report import body_rows, failing_markdown, page_of, sign_of, synthetic_table
 
 import polars_graded as pg
 from polars_graded import cli, report

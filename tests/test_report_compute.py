@@ -4,21 +4,19 @@ and their errors, all through the typed API."""
 
 from __future__ import annotations
 
+import inspect
+import typing
 from pathlib import Path
 
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
-from report_helpers import (
-    MEASURES,
-    built_fixture,
-    folder_fixture,
-    table_fixture,
-)
+from support.report import MEASURES, built_fixture, folder_fixture, table_fixture
 
 import polars_graded as pg
 from polars_graded import report
-from polars_graded.report.compute import paired_differences
+from polars_graded.options import ColumnOptions
+from polars_graded.report.compute import ReportOptions, compute_report, paired_differences
 
 # The report's shared fixtures (table, built, folder): pytest finds them here by name.
 SHARED_FIXTURES = (built_fixture, folder_fixture, table_fixture)
@@ -80,3 +78,18 @@ def test_the_report_computes_through_the_typed_api(
     monkeypatch.delattr(pl.DataFrame, "graded")
     rep = report.compute_report(table.lazy(), ["ap"], trials=10, bootstrap=10)
     assert rep.per_query.height == 3 * 14
+
+
+def test_report_options_are_the_keywords_of_compute_report() -> None:
+    parameters = inspect.signature(compute_report, eval_str=True).parameters.values()
+    keywords = {
+        p.name: p.annotation
+        for p in parameters
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "system"
+    }
+    options = typing.get_type_hints(ReportOptions)
+    table = set(ColumnOptions.__annotations__)
+    own = {name: hint for name, hint in options.items() if name not in table}
+    assert own == keywords  # names and types: build_report forwards them whole
+    assert list(own) == list(keywords)  # and in the same order
+    assert set(options) == set(keywords) | table

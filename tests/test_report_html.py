@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from conftest import in_ci
-from report_helpers import (
+from support.environment import in_ci
+from support.report import (
     MEASURES,
     PNG_SIGNATURE,
     TRIALS,

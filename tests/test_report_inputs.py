@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
-from report_helpers import synthetic_table, write_trec_runs
+from support.report import synthetic_table, write_trec_runs
 
 import polars_graded as pg
 from polars_graded import report
@@ -25,7 +26,7 @@ def test_by_names_the_system_column_and_system_is_its_deprecated_alias(
 ) -> None:
     """``by=`` everywhere; ``system=`` still works, with a DeprecationWarning, the same bits."""
     runs = table.rename({"system": "run", "query": "topic"})
-    options = {"query": "topic", "trials": 50, "bootstrap": 50, "seed": 3}
+    options: dict[str, Any] = {"query": "topic", "trials": 50, "bootstrap": 50, "seed": 3}
     new = report.compute_report(runs, ["ap", "rr"], by="run", **options)
     assert (new.system, new.query) == ("run", "topic")
     with pytest.warns(DeprecationWarning, match="system= is deprecated") as caught:

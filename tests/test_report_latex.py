@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
-from report_helpers import MEASURES, failing_markdown, synthetic_table
+from support.report import MEASURES, failing_markdown, synthetic_table
 
 import polars_graded as pg
 from polars_graded import cli, report
 from polars_graded.report.latex import LATEX_FILE, to_latex_report
 from polars_graded.report.pairs import letters_table
 
-OPTIONS = {"trials": 200, "bootstrap": 200, "seed": 3}
+OPTIONS: dict[str, Any] = {"trials": 200, "bootstrap": 200, "seed": 3}
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from report_helpers import (
+from support.report import (
     MEASURES,
     TRIALS,
     built_fixture,
@@ -99,8 +99,8 @@ def test_markdown_measures_differences_and_tests_hold_the_numbers(built: report.
         at = lines.index(f"**{m}**", start)
         counted = {}
         for line in lines[at + 4 : at + 6]:
-            system, wins, ties, losses = line.strip("| ").split(" | ")
-            counted[system] = (int(wins), int(ties), int(losses))
+            system, won, tied, lost = line.strip("| ").split(" | ")
+            counted[system] = (int(won), int(tied), int(lost))
         diffs = paired_differences(built, m)
         for system, (wins, ties, losses) in counted.items():
             d = diffs.filter(pl.col("system") == system)["diff"].to_list()

@@ -6,17 +6,18 @@ hand from the per-query values)."""
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import polars as pl
 import pytest
-from report_helpers import MEASURES, TRIALS, synthetic_table
+from support.report import MEASURES, TRIALS, synthetic_table
 
 from polars_graded.report import Report, compute_report, to_html, to_markdown
 from polars_graded.report.blocks import Table
 from polars_graded.report.pairs import letters_table, pairs_section
 from polars_graded.stats.pairs import compare_pairs
 
-OPTIONS = {"trials": TRIALS, "bootstrap": TRIALS, "seed": 3}
+OPTIONS: dict[str, Any] = {"trials": TRIALS, "bootstrap": TRIALS, "seed": 3}
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +97,9 @@ def test_letters_are_shared_exactly_by_pairs_that_do_not_differ(built: Report) -
 def test_pairs_table_names_the_better_system_first_with_its_own_counts(built: Report) -> None:
     section = pairs_section(built)
     assert section is not None
-    frame = section.parts[2].frame  # type: ignore[union-attr]
+    part = section.parts[2]
+    assert isinstance(part, Table)
+    frame = part.frame
     first = MEASURES[0]
     values = {(str(r["run"]), r["query"]): r[first] for r in built.per_query.iter_rows(named=True)}
     queries = sorted({q for _, q in values})
@@ -125,7 +128,10 @@ def test_too_few_trials_for_holm_are_said(table: pl.DataFrame) -> None:
     section = pairs_section(few)
     assert section is not None
     assert f"no Holm-adjusted p-value can fall below {pairs / 51:.3g}" in str(section.parts[0])
-    assert not few.pairs["significant"].any()  # type: ignore[index]
+    assert few.pairs is not None
+    assert not few.pairs["significant"].any()
     trials = int(pairs / 0.05) + 10
     enough = compute_report(table, ["ap"], by="run", all_pairs=True, trials=trials, bootstrap=50)
-    assert "can fall below" not in str(pairs_section(enough).parts[0])  # type: ignore[union-attr]
+    section = pairs_section(enough)
+    assert section is not None
+    assert "can fall below" not in str(section.parts[0])

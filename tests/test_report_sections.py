@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
-from report_helpers import PNG_SIGNATURE, synthetic_table
+from support.report import PNG_SIGNATURE, synthetic_table
 
 from polars_graded.report import Report, compute_report, sections, to_html, to_markdown
 from polars_graded.report.blocks import Figure, Section, Table

@@ -6,21 +6,23 @@ them with their markers, untested segments and reversals are said, and the comma
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
-from cli_helpers import assert_one_line_error, run
 from polars.testing import assert_frame_equal
-from report_helpers import Page, body_rows, sign_of, synthetic_table
+from support.cli import assert_one_line_error, run
+from support.report import Page, body_rows, sign_of, synthetic_table
 
 import polars_graded as pg
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.report import Report, compute_report, to_html, to_markdown
+from polars_graded.report.blocks import Table
 from polars_graded.report.segments import segments_section
 from polars_graded.stats.segments import compare_segments
 
 MEASURES = ["ap", "ndcg@3"]
-OPTIONS = {"trials": 200, "bootstrap": 200, "seed": 1}
+OPTIONS: dict[str, Any] = {"trials": 200, "bootstrap": 200, "seed": 1}
 LANGS = {"en": range(24), "de": range(24, 36), "fr": range(36, 40)}
 
 
@@ -149,7 +151,9 @@ def test_a_null_segment_is_its_own_and_a_split_query_is_an_error() -> None:
     rep = compute_report(table, ["ap"], segment=["lang", "market"], min_queries=5, **OPTIONS)
     section = segments_section(rep)
     assert section is not None
-    frame = section.parts[1].frame  # type: ignore[union-attr]
+    part = section.parts[1]
+    assert isinstance(part, Table)
+    frame = part.frame
     assert frame.columns[0] == "lang / market"
     assert frame.get_column("lang / market").unique(maintain_order=True).to_list() == [
         "en / us",

@@ -10,8 +10,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 import scipy.stats
-from cli_helpers import run
-from report_helpers import PNG_SIGNATURE, Page, synthetic_table, tied_synthetic_table
+from support.cli import run
+from support.report import PNG_SIGNATURE, Page, synthetic_table, tied_synthetic_table
 
 import polars_graded as pg
 from polars_graded.report import Report, compute_report, to_html, to_markdown

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
-from report_helpers import Page, close_labels_table, continuous_table
+from support.report import Page, close_labels_table, continuous_table
 
 from polars_graded import report
 from polars_graded.api import per_threshold

@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
-from report_helpers import (
+from support.report import (
     MEASURES,
     TRIALS,
     Page,
@@ -23,7 +23,7 @@ from report_helpers import (
 import polars_graded as pg
 from polars_graded import cli, report
 from polars_graded.api import per_threshold
-from polars_graded.options import Ties
+from polars_graded.options import Compat, TiePolicy, Ties
 from polars_graded.report.html import to_html
 from polars_graded.report.markdown import to_markdown
 from polars_graded.report.text import conventions, fmt_diff
@@ -82,12 +82,14 @@ def direct_tied_share(table: pl.DataFrame, *, float32: bool = False) -> dict[str
     # a's 2 + 1e-9 ties its row scored 2 only as 32-bit floats: 2 rows in each of 13 queries
     [("trec_eval_10", 0.0), ("trec_eval_9", 26 / 95)],
 )
-def test_tied_share_equals_a_direct_count(tied: pl.DataFrame, compat: str, a_share: float) -> None:
+def test_tied_share_equals_a_direct_count(
+    tied: pl.DataFrame, compat: Compat, a_share: float
+) -> None:
     share = direct_tied_share(tied, float32=compat == "trec_eval_9")
     assert share["b"] == 0.0
     assert share["a"] == pytest.approx(a_share)
     assert share["c"] > share["a"]
-    counted = report.count_ties(tied, compat=compat)  # type: ignore[arg-type]
+    counted = report.count_ties(tied, compat=compat)
     assert dict(counted.select("system", "tied_share").iter_rows()) == share
     assert dict(counted.select("system", "retrieved").iter_rows()) == {"a": 95, "b": 95, "c": 95}
 
@@ -219,7 +221,7 @@ def test_order_changes_name_the_swapped_pairs() -> None:
 
 
 @pytest.mark.parametrize("ties", ["average", "optimistic"])
-def test_compute_report_evaluates_under_the_tie_policy(tied: pl.DataFrame, ties: str) -> None:
+def test_compute_report_evaluates_under_the_tie_policy(tied: pl.DataFrame, ties: TiePolicy) -> None:
     measures = [*MEASURES, "rr"]
     rep = report.compute_report(tied, measures, ties=ties, trials=50, bootstrap=50)
     assert rep.settings.ties == Ties(ties)
@@ -274,9 +276,12 @@ def test_cli_report_ties_average_flows_through(
     tied.write_parquet(source)
     written: list[report.Report] = []
     write = report.write_report
-    monkeypatch.setattr(
-        report, "write_report", lambda rep, out: written.append(rep) or write(rep, out)
-    )
+
+    def recording(rep: report.Report, out: Path) -> report.ReportFiles:
+        written.append(rep)
+        return write(rep, out)
+
+    monkeypatch.setattr(report, "write_report", recording)
     out = tmp_path / "out"
     argv = ["report", str(source), "--out", str(out), "-m", "mu_ap,ndcg@3,p@2", "--ties", "average"]
     code, _, err = run_cli([*argv, "--trials", "50", "--bootstrap", "50"], capsys)

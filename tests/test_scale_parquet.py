@@ -1,24 +1,30 @@
-"""Parquet larger than memory (polars_graded/io/parquet.py): evaluation in partitions equals
-the in-memory path, exactly; and ``polars-graded evaluate``'s --partitions, --memory-budget
-and progress bar on the same Parquet layouts (its other options are test_cli_evaluate's)."""
+"""Parquet larger than memory (polars_graded/scale/): evaluation in partitions equals the
+in-memory path, exactly, with the partitions planned and capped (scale/partitions.py) and the
+sources read as Polars reads them (io/parquet_tables.py); and ``polars-graded evaluate``'s
+--partitions, --memory-budget and progress bar on the same Parquet layouts (its other options
+are test_cli_evaluate's)."""
 
 from __future__ import annotations
 
 import io
 import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
-from cli_helpers import run
-from conftest import write_small_table
 from polars.testing import assert_frame_equal
+from support.cli import run
+from support.tables import write_small_table
 
 import polars_graded as pg
 from polars_graded import cli
+from polars_graded.io import parquet_tables
 from polars_graded.options import TableSpec
-from polars_graded.scale import parquet, spill
+from polars_graded.scale import memory, parquet, spill
+from polars_graded.scale import partitions as planning  # tests take a `partitions` argument
 
 MEASURES = [
     "mu_ap",
@@ -72,7 +78,11 @@ def make_table(ids: str, n_queries: int = 60, systems: int = 3, seed: int = 0) -
     return table.sample(fraction=1.0, shuffle=True, seed=seed)
 
 
-def write_layouts(table: pl.DataFrame, root: Path) -> dict[str, str | Path]:
+Layouts = dict[str, str | Path]
+"""The same table as one file, a glob and a directory (:func:`write_layouts`)."""
+
+
+def write_layouts(table: pl.DataFrame, root: Path) -> Layouts:
     """The table as one file, as a glob over three files and as a nested directory.
 
     The files are slices of shuffled rows, so most queries span several files.
@@ -92,7 +102,7 @@ def write_layouts(table: pl.DataFrame, root: Path) -> dict[str, str | Path]:
 
 
 @pytest.fixture(scope="module", params=["int", "str"])
-def layouts(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+def layouts(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Layouts:
     table = make_table(request.param)
     return write_layouts(table, tmp_path_factory.mktemp(f"ids_{request.param}"))
 
@@ -103,20 +113,22 @@ def assert_same_bits(got: pl.DataFrame, expected: pl.DataFrame) -> None:
     assert_frame_equal(got, expected, check_exact=True)
 
 
-def in_memory(source: str | Path, measures: list, **columns) -> pl.DataFrame:
+def in_memory(source: str | Path, measures: list[Any], **columns: Any) -> pl.DataFrame:
     """The in-memory path, on Polars' in-memory engine (see the module's docstring)."""
     lf = pl.scan_parquet(source).graded.evaluate(measures, **columns)
     return lf.collect(engine="in-memory")
 
 
-def in_memory_summary(source: str | Path, measures: list, **columns) -> pl.DataFrame:
+def in_memory_summary(source: str | Path, measures: list[Any], **columns: Any) -> pl.DataFrame:
     lf = pl.scan_parquet(source).graded.summary(measures, **columns)
     return lf.collect(engine="in-memory")
 
 
 @pytest.mark.parametrize("layout", ["file", "glob", "directory"])
 @pytest.mark.parametrize("partitions", [1, 3, 7])
-def test_partitions_equal_the_in_memory_path(layouts, layout: str, partitions: int) -> None:
+def test_partitions_equal_the_in_memory_path(
+    layouts: Layouts, layout: str, partitions: int
+) -> None:
     source = layouts[layout]
     expected = in_memory(source, MEASURES, by="system")
     assert expected.height == 180
@@ -127,13 +139,13 @@ def test_partitions_equal_the_in_memory_path(layouts, layout: str, partitions: i
     assert_same_bits(summary, expected_summary)
 
 
-def test_a_tiny_budget_splits_and_still_equals(layouts, tmp_path: Path) -> None:
+def test_a_tiny_budget_splits_and_still_equals(layouts: Layouts, tmp_path: Path) -> None:
     # one system, without `by`: the keys are the query alone
     path = tmp_path / "one_system.parquet"
     source = pl.scan_parquet(layouts["glob"])
     source.filter(pl.col("system") == "s1").drop("system").sink_parquet(path)
-    budget = parquet.estimate_peak_memory(path) // 5
-    assert parquet.choose_partitions(path, budget) == 5
+    budget = memory.estimate_peak_memory(path) // 5
+    assert planning.choose_partitions(path, budget) == 5
     got = pg.evaluate_parquet(path, MEASURES, memory_budget=budget)
     assert_same_bits(got, in_memory(path, MEASURES))
     summary = pg.summary_parquet(path, MEASURES, memory_budget=budget)
@@ -141,21 +153,21 @@ def test_a_tiny_budget_splits_and_still_equals(layouts, tmp_path: Path) -> None:
     assert_same_bits(summary, expected_summary)
 
 
-def test_partitions_hold_whole_queries(layouts) -> None:
+def test_partitions_hold_whole_queries(layouts: Layouts) -> None:
     keys = ["system", "query"]
     table = pl.scan_parquet(layouts["file"])
-    parts = [table.filter(parquet.partition_filter(keys, i, 4)).collect() for i in range(4)]
+    parts = [table.filter(planning.partition_filter(keys, i, 4)).collect() for i in range(4)]
     assert sum(p.height for p in parts) == table.select(pl.len()).collect().item()
     assert all(p.height for p in parts)
     seen = [set(p.select(keys).unique().iter_rows()) for p in parts]
     assert sum(map(len, seen)) == len(set().union(*seen))
 
 
-def test_table_levels_keep_each_by_group_whole(layouts) -> None:
+def test_table_levels_keep_each_by_group_whole(layouts: Layouts) -> None:
     measures = [pg.MuAP(levels="table"), pg.MuAP(levels="table") @ 10, pg.NDCG @ 3]
     cols = TableSpec(by=("system",))
-    assert parquet.partition_keys(measures, cols) == ["system"]
-    assert parquet.partition_keys(measures, TableSpec()) == []
+    assert planning.partition_keys(measures, cols) == ["system"]
+    assert planning.partition_keys(measures, TableSpec()) == []
     source = layouts["file"]
     with pytest.warns(pg.GradedWarning, match="3 partition"):  # three systems
         got = pg.evaluate_parquet(source, measures, partitions=4, by="system")
@@ -168,7 +180,7 @@ def test_columns_are_named_as_in_the_namespace(tmp_path: Path) -> None:
     )
     path = tmp_path / "renamed.parquet"
     table.write_parquet(path)
-    names = {"query": "qid", "item": "doc", "score": "s", "relevance": "label"}
+    names: dict[str, Any] = {"query": "qid", "item": "doc", "score": "s", "relevance": "label"}
     got = pg.evaluate_parquet(path, ["ap", "ndcg@3"], partitions=3, **names, by="system")
     expected = in_memory(path, ["ap", "ndcg@3"], **names, by="system")
     assert_same_bits(got, expected)
@@ -217,9 +229,9 @@ def test_geometric_mean_of_a_parquet_source(tmp_path: Path) -> None:
 def count_partitions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The partition count of every partitioned evaluation, seen by the split."""
     counts: list[int] = []
-    original = parquet.partition_index
+    original = planning.partition_index
 
-    def spy(keys, count: int) -> pl.Expr:
+    def spy(keys: Sequence[str], count: int) -> pl.Expr:
         counts.append(count)
         return original(keys, count)
 
@@ -233,7 +245,7 @@ def test_never_more_partitions_than_rankings(
     path = write_small_table(tmp_path / "small.parquet")
     counts = count_partitions(monkeypatch)
     expected = in_memory(path, MEASURES)
-    budget = parquet.estimate_peak_memory(path) // 50  # asks for 50 partitions
+    budget = memory.estimate_peak_memory(path) // 50  # asks for 50 partitions
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         got = pg.evaluate_parquet(path, MEASURES, partitions=500)
@@ -253,16 +265,16 @@ def test_rankings_are_counted_in_the_first_rows_when_they_suffice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, partitions: int, key_counts: int
 ) -> None:
     path = write_small_table(tmp_path / "small.parquet")  # 10 rows a query
-    monkeypatch.setattr(parquet, "KEY_SAMPLE_ROWS", 50)  # 5 queries
+    monkeypatch.setattr(planning, "KEY_SAMPLE_ROWS", 50)  # 5 queries
     counts = count_partitions(monkeypatch)
     scans: list[int] = []
-    original = parquet._distinct_keys
+    original = planning._distinct_keys
 
     def spy(scan: pl.LazyFrame, keys: list[str]) -> int:
         scans.append(original(scan, keys))
         return scans[-1]
 
-    monkeypatch.setattr(parquet, "_distinct_keys", spy)
+    monkeypatch.setattr(planning, "_distinct_keys", spy)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no cap, so no warning
         got = pg.evaluate_parquet(path, MEASURES, partitions=partitions)
@@ -275,7 +287,7 @@ def test_rankings_are_counted_in_the_first_rows_when_they_suffice(
 def test_partitions_have_a_ceiling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_small_table(tmp_path / "small.parquet")
     counts = count_partitions(monkeypatch)
-    monkeypatch.setattr(parquet, "MAX_PARTITIONS", 4, raising=False)
+    monkeypatch.setattr(planning, "MAX_PARTITIONS", 4, raising=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         got = pg.evaluate_parquet(path, ["ap", "ndcg@5"], partitions=10)
@@ -359,7 +371,12 @@ def damaged(tmp_path: Path) -> dict[str, tuple[str | Path, list[str]]]:
 @pytest.mark.parametrize("function", ["evaluate_parquet", "summary_parquet"])
 @pytest.mark.parametrize("split", [{}, {"partitions": 3}, {"memory_budget": 1}])
 @pytest.mark.filterwarnings("ignore:evaluating in")  # the cap's GradedWarning
-def test_damaged_sources_name_the_file(damaged, case: str, function: str, split: dict) -> None:
+def test_damaged_sources_name_the_file(
+    damaged: dict[str, tuple[str | Path, list[str]]],
+    case: str,
+    function: str,
+    split: dict[str, Any],
+) -> None:
     source, fragments = damaged[case]
     with pytest.raises(pg.GradedError) as info:
         getattr(pg, function)(source, ["ap"], **split)
@@ -372,7 +389,7 @@ def test_a_valid_source_keeps_its_other_errors(tmp_path: Path) -> None:
     # the file check runs only after a Polars error, and lets through one it did not explain
     path = tmp_path / "runs.parquet"
     make_table("int", n_queries=3).write_parquet(path)
-    with pytest.raises(pl.exceptions.PolarsError) as info, parquet.reading(path):
+    with pytest.raises(pl.exceptions.PolarsError) as info, parquet_tables.reading(path):
         pl.scan_parquet(path).select(pl.col("score").str.len_chars()).collect()
     assert not isinstance(info.value, pg.GradedError)
 
@@ -394,7 +411,7 @@ def test_recursive_globs_with_hive_columns(tmp_path: Path) -> None:
     expected = in_memory(root, MEASURES, by=by)  # a folder: Polars reads the hive columns
     assert expected.select(pl.struct(by).n_unique()).item() == 4
     for source in (str(root / "**" / "*.parquet"), str(root / "system=*" / "*" / "*.parquet")):
-        assert parquet.parquet_rows(source) == table.height
+        assert parquet_tables.parquet_rows(source) == table.height
         for partitions in (1, 3):
             got = pg.evaluate_parquet(source, MEASURES, partitions=partitions, by=by)
             assert_same_bits(got, expected)
@@ -440,8 +457,8 @@ def test_the_split_is_removed_and_reads_only_the_evaluated_columns(tmp_path: Pat
     seen: list[list[str]] = []
     original = spill.pieces
 
-    def spy(files: list[list[Path]]):
-        seen.extend(pl.read_parquet_schema(piece[0]).names() for piece in files if piece)
+    def spy(files: list[list[Path]]) -> Iterator[tuple[int, pl.LazyFrame]]:
+        seen.extend(list(pl.read_parquet_schema(piece[0])) for piece in files if piece)
         return original(files)
 
     with pytest.MonkeyPatch.context() as patch:
@@ -458,37 +475,20 @@ def test_the_split_is_removed_and_reads_only_the_evaluated_columns(tmp_path: Pat
 def test_the_split_needs_free_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_small_table(tmp_path / "small.parquet")
     monkeypatch.setattr(spill, "SPILL_FACTOR", 1e15)
-    with pytest.raises(spill.SpillError, match=f"needs about .* of free disk, {tmp_path}"):
+    with pytest.raises(pg.SpillError, match=f"needs about .* of free disk, {tmp_path}"):
         pg.evaluate_parquet(path, ["ap"], partitions=2, spill_dir=tmp_path)
     pg.evaluate_parquet(path, ["ap"], partitions=1, spill_dir=tmp_path)  # in one go: no split
-    with pytest.raises(spill.SpillError, match="nowhere"):
+    with pytest.raises(pg.SpillError, match="nowhere"):
         pg.summary_parquet(path, ["ap"], partitions=2, spill_dir=tmp_path / "nowhere")
 
 
 # --------------------------------------------------------------------------- memory budget
 
 
-@pytest.mark.parametrize(
-    ("text", "size"),
-    [
-        ("512MiB", 512 * 2**20),
-        ("4GiB", 4 * 2**30),
-        ("4 gib", 4 * 2**30),
-        ("1.5GiB", 3 * 2**29),
-        ("2GB", 2 * 10**9),
-        ("300k", 300_000),
-        ("1024", 1024),
-        (4096, 4096),
-    ],
-)
-def test_memory_sizes(text: str | int, size: int) -> None:
-    assert parquet.parse_memory(text) == size
-
-
 @pytest.mark.parametrize("bad", ["lots", "4XB", "-1GiB", "0", "0MiB", "", "GiB", 0, -5, 1.5, True])
 def test_bad_memory_budgets_name_the_rule(bad: object, tmp_path: Path) -> None:
     with pytest.raises(pg.InvalidValueError, match="memory budget"):
-        parquet.parse_memory(bad)  # type: ignore[arg-type]
+        memory.parse_memory(bad)  # type: ignore[arg-type]
     path = tmp_path / "runs.parquet"
     make_table("int", n_queries=2, systems=1).write_parquet(path)
     with pytest.raises(pg.InvalidValueError, match="memory budget"):
@@ -503,26 +503,9 @@ def test_bad_partition_counts(bad: object, tmp_path: Path) -> None:
         pg.evaluate_parquet(path, ["ap"], partitions=bad, by="system")  # type: ignore[arg-type]
 
 
-def test_budget_and_partitions_exclude_each_other(layouts) -> None:
+def test_budget_and_partitions_exclude_each_other(layouts: Layouts) -> None:
     with pytest.raises(pg.InvalidValueError, match="not both"):
         pg.evaluate_parquet(layouts["file"], ["ap"], partitions=2, memory_budget="1GiB")
-
-
-def test_default_budget_is_half_the_memory() -> None:
-    budget = parquet.default_memory_budget()
-    assert 0 < budget < 2**50
-
-
-def test_progress_bar_draws_one_line() -> None:
-    stream = io.StringIO()
-    bar = parquet.ProgressBar(3, stream=stream, width=6)
-    for done in (1, 2, 3):
-        bar.update(done)
-    text = stream.getvalue()
-    assert text.count("\r") == 4
-    assert text.endswith("\n")
-    assert text.count("\n") == 1
-    assert "[######] 3/3 partitions" in text
 
 
 # --------------------------------------------------------------------------- the command line
@@ -530,7 +513,7 @@ def test_progress_bar_draws_one_line() -> None:
 
 @pytest.mark.parametrize("layout", ["file", "glob", "directory"])
 def test_cli_partitions_print_the_same_summary(
-    layouts, layout: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    layouts: Layouts, layout: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = str(layouts[layout])
     args = ["evaluate", source, "-m", "mu_ap,ndcg@5,ap(rel=2)", "--by", "system"]
@@ -543,18 +526,18 @@ def test_cli_partitions_print_the_same_summary(
 
 
 def test_cli_splits_when_the_budget_is_exceeded(
-    layouts, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    layouts: Layouts, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     counts: list[int] = []
     original = parquet.evaluate_parquet
 
-    def spy(*args, **kwargs):
+    def spy(*args: Any, **kwargs: Any) -> pl.DataFrame:
         counts.append(kwargs["partitions"])
         return original(*args, **kwargs)
 
     monkeypatch.setattr(parquet, "evaluate_parquet", spy)
     source = layouts["file"]
-    budget = parquet.estimate_peak_memory(source) // 4
+    budget = memory.estimate_peak_memory(source) // 4
     args = ["evaluate", str(source), "-m", "mu_ap", "--by", "system"]
     small = run([*args, "--memory-budget", str(budget)], capsys)
     large = run([*args, "--memory-budget", "64GiB"], capsys)
@@ -569,7 +552,7 @@ class Terminal(io.StringIO):
 
 
 def test_cli_progress_bar_only_on_a_terminal_and_never_with_quiet(
-    layouts, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    layouts: Layouts, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["evaluate", str(layouts["file"]), "-m", "ap", "--by", "system", "--partitions", "3"]
     assert run(args, capsys)[2] == ""  # not a terminal

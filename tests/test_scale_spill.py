@@ -5,12 +5,13 @@ short. Its use for Parquet larger than memory is tested in test_scale_parquet.""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from polars_graded.errors import GradedError
+from polars_graded.errors import GradedError, SpillError
 from polars_graded.scale import spill
 
 
@@ -18,9 +19,9 @@ def rows(n: int = 1000) -> pl.LazyFrame:
     return pl.LazyFrame({"query": [i * 7919 % 97 for i in range(n)], "row": range(n)})
 
 
-def split_only(lf: pl.LazyFrame, piece: pl.Expr, count: int, **options: object) -> None:
+def split_only(lf: pl.LazyFrame, piece: pl.Expr, count: int, **options: Any) -> None:
     """Split and remove at once: for the errors of the split itself."""
-    with spill.split(lf, piece, count, **options):  # type: ignore[arg-type]
+    with spill.split(lf, piece, count, **options):
         pass
 
 
@@ -53,14 +54,14 @@ def test_the_folder_is_removed_on_error(tmp_path: Path) -> None:
 
 
 def test_too_little_free_disk_names_the_folder(tmp_path: Path) -> None:
-    with pytest.raises(spill.SpillError, match=f"{tmp_path} has .* GiB") as caught:
+    with pytest.raises(SpillError, match=f"{tmp_path} has .* GiB") as caught:
         split_only(rows(), pl.lit(0), 1, spill_dir=tmp_path, needed_bytes=2**62)
     assert isinstance(caught.value, GradedError)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_missing_folder_is_a_spill_error(tmp_path: Path) -> None:
-    with pytest.raises(spill.SpillError, match="missing"):
+    with pytest.raises(SpillError, match="missing"):
         split_only(rows(), pl.lit(0), 1, spill_dir=tmp_path / "missing")
 
 
@@ -72,7 +73,7 @@ def test_a_full_disk_while_writing_is_a_spill_error(
         raise pl.exceptions.ComputeError(msg)
 
     monkeypatch.setattr(pl.LazyFrame, "sink_parquet", full)
-    with pytest.raises(spill.SpillError, match="no space left"):
+    with pytest.raises(SpillError, match="no space left"):
         split_only(rows(), pl.lit(0), 1, spill_dir=tmp_path)
     assert list(tmp_path.iterdir()) == []
 

@@ -1,9 +1,9 @@
 """polars_graded.spark: the per-query values equal the in-process path, in Spark local mode.
 
 Spark runs as ``local[2]`` on 127.0.0.1 with its UI off and few shuffle partitions, the
-workers on this interpreter, on conftest's random table. The module skips when pyspark is
-missing (and fails under ``CI=true``, which installs the ``[spark]`` extra) or when Java 17+
-is not on PATH (a system tool, not a Python dependency).
+workers on this interpreter, on the suite's random table (support.tables). The module skips
+when pyspark is missing (and fails under ``CI=true``, which installs the ``[spark]`` extra)
+or when Java 17+ is not on PATH (a system tool, not a Python dependency).
 """
 
 from __future__ import annotations
@@ -16,14 +16,17 @@ import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
-from conftest import import_extra, make_random_table
 from polars.testing import assert_frame_equal
+from support.environment import import_extra
+from support.tables import make_random_table
 
 import polars_graded as pg
 from polars_graded.errors import ColumnTypeError, InvalidValueError, MissingColumnError
+from polars_graded.options import TiePolicy
 
 
 def _java_major() -> int | None:
@@ -86,10 +89,10 @@ def spark() -> Iterator[SparkSession]:
 
 
 def random_table(seed: int, queries: int = 60) -> pl.DataFrame:
-    """conftest's random table with two systems (s0, s1) sharing judgments and integer labels
-    -2..4: ties (also float32-only ones, ties under ``compat="trec_eval_9"`` only),
-    unretrieved judged rows, unjudged retrieved rows, queries without a relevant row,
-    without judgments or without retrieved rows."""
+    """The suite's random table (support.tables) with two systems (s0, s1) sharing judgments
+    and integer labels -2..4: ties (also float32-only ones, ties under
+    ``compat="trec_eval_9"`` only), unretrieved judged rows, unjudged retrieved rows, queries
+    without a relevant row, without judgments or without retrieved rows."""
     return make_random_table(
         seed, systems=2, queries=queries, int_labels=True, label_kinds=("few",)
     )
@@ -121,11 +124,11 @@ def test_per_query_values_equal_the_in_process_path(
 
 
 @pytest.mark.parametrize("ties", ["average", "optimistic", "pessimistic"])
-def test_tie_policies(spark: SparkSession, ties: str) -> None:
+def test_tie_policies(spark: SparkSession, ties: TiePolicy) -> None:
     table = random_table(3, queries=25)
     measures = ["mu_ap", "ap", "ndcg@10", "rr", "err@5", "bpref"]
-    got = pgs.evaluate(to_spark(spark, table), measures, by="system", ties=ties)  # type: ignore[arg-type]
-    expected = table.graded.evaluate(measures, by="system", ties=ties)  # type: ignore[arg-type]
+    got = pgs.evaluate(to_spark(spark, table), measures, by="system", ties=ties)
+    expected = table.graded.evaluate(measures, by="system", ties=ties)
     assert_frame_equal(collected(got, ["system", "query"]), expected, check_exact=True)
 
 
@@ -136,9 +139,10 @@ def test_compat_and_ir_measures_names(spark: SparkSession) -> None:
     table = random_table(6, queries=30)
     sdf = to_spark(spark, table)
     measures = ["rr", "ir_measures:RR", "ap", "ir_measures:nDCG@10"]
-    for options in ({"compat": "trec_eval_9"}, {}):
-        got = pgs.evaluate(sdf, measures, by="system", **options)  # type: ignore[arg-type]
-        expected = table.graded.evaluate(measures, by="system", **options)  # type: ignore[arg-type]
+    releases: tuple[dict[str, Any], ...] = ({"compat": "trec_eval_9"}, {})
+    for options in releases:
+        got = pgs.evaluate(sdf, measures, by="system", **options)
+        expected = table.graded.evaluate(measures, by="system", **options)
         assert_frame_equal(collected(got, ["system", "query"]), expected, check_exact=True)
     default = table.graded.evaluate(["ap"], by="system")
     nine = table.graded.evaluate(["ap"], by="system", compat="trec_eval_9")
@@ -170,7 +174,7 @@ def test_summary(spark: SparkSession) -> None:
     sdf = to_spark(spark, table)
     for mean in ("arithmetic", "geometric"):
         got = pl.from_arrow(pgs.summary(sdf, ["ap", "ndcg@10"], by="system", mean=mean).toArrow())
-        expected = table.graded.summary(["ap", "ndcg@10"], by="system", mean=mean)  # type: ignore[arg-type]
+        expected = table.graded.summary(["ap", "ndcg@10"], by="system", mean=mean)
         assert isinstance(got, pl.DataFrame)
         assert_frame_equal(got, expected, check_dtypes=False, rel_tol=1e-12, abs_tol=1e-15)
     no_by = pl.from_arrow(pgs.summary(sdf.drop("system").limit(0), ["ap"]).toArrow())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -18,18 +19,18 @@ import scipy.stats
 from polars.testing import assert_frame_equal
 
 import polars_graded as pg
-from polars_graded.stats.compare import (
-    MISSING_POLICIES,
+from polars_graded.stats.compare import compare
+from polars_graded.stats.corrections import holm
+from polars_graded.stats.grid import (
     OUTPUT_COLUMNS,
     by_column,
-    compare,
     compared_queries,
-    holm,
     order_systems,
     query_grid,
 )
+from polars_graded.stats.options import MISSING_POLICIES, MissingPolicy
 
-FAST = {"trials": 2000, "bootstrap": 2000}
+FAST: dict[str, Any] = {"trials": 2000, "bootstrap": 2000}
 
 
 def per_query_table(
@@ -64,7 +65,7 @@ def as_dicts(frame: pl.DataFrame, measure: str) -> dict[str, dict[int, float]]:
     return out
 
 
-def row_of(out: pl.DataFrame, system: object, measure: str) -> dict:
+def row_of(out: pl.DataFrame, system: object, measure: str) -> dict[str, Any]:
     rows = out.filter((pl.col("system") == system) & (pl.col("measure") == measure))
     assert rows.height == 1
     return rows.row(0, named=True)
@@ -74,7 +75,7 @@ def row_of(out: pl.DataFrame, system: object, measure: str) -> dict:
 
 
 @pytest.mark.parametrize("missing", ["zero", "common"])
-def test_ttest_and_means_equal_scipy_one_system_at_a_time(missing: str) -> None:
+def test_ttest_and_means_equal_scipy_one_system_at_a_time(missing: MissingPolicy) -> None:
     frame = per_query_table(5, 40, drop=0.1, seed=3)
     out = compare(frame, missing=missing, **FAST)
     for measure in ("ap", "ndcg@10"):
@@ -420,10 +421,11 @@ def test_compared_queries_and_the_grid_follow_the_missing_policy() -> None:
     frame = per_query_table(4, 30, drop=0.2, seed=9)
     assert MISSING_POLICIES == ("zero", "common")
     for missing in MISSING_POLICIES:
-        queries = compared_queries(frame, missing)  # type: ignore[arg-type]
-        out = compare(frame, ["ap"], missing=missing, **FAST)  # type: ignore[arg-type]
+        queries = compared_queries(frame, missing)
+        out = compare(frame, ["ap"], missing=missing, **FAST)
         assert (out["n_queries"] == queries.len()).all()
-        grid = query_grid(frame.select("system", "query", "ap"), ["s0", "s1", "s2", "s3"], missing)  # type: ignore[arg-type]
+        systems = ["s0", "s1", "s2", "s3"]
+        grid = query_grid(frame.select("system", "query", "ap"), systems, missing)
         assert grid.height == 4 * queries.len()
         assert grid.null_count().sum_horizontal().item() == 0
         means = grid.group_by("system").agg(pl.col("ap").mean()).sort("system")
@@ -437,7 +439,7 @@ def test_compared_queries_and_the_grid_follow_the_missing_policy() -> None:
 # --- errors ----------------------------------------------------------------------------------
 
 
-KEYS = {"by": "run_x7", "query": "topic_x7"}
+KEYS: dict[str, Any] = {"by": "run_x7", "query": "topic_x7"}
 
 
 def bad_input() -> pl.DataFrame:
@@ -446,7 +448,7 @@ def bad_input() -> pl.DataFrame:
     )
 
 
-def raises(error: type[Exception], frame: pl.DataFrame, *args, **kwargs) -> str:
+def raises(error: type[Exception], frame: pl.DataFrame, *args: Any, **kwargs: Any) -> str:
     with pytest.raises(error) as info:
         compare(frame, *args, **{**KEYS, **FAST, **kwargs})
     assert isinstance(info.value, pg.GradedError)
@@ -577,13 +579,19 @@ def long_table() -> pl.DataFrame:
     return pl.concat(frames)
 
 
-NAMES = {"query": "qid", "item": "doc", "score": "sim", "relevance": "label"}
+NAMES: dict[str, Any] = {"query": "qid", "item": "doc", "score": "sim", "relevance": "label"}
 
 
 def test_namespace_equals_evaluate_then_compare() -> None:
     table = long_table()
-    measures = ["mu_ap", pg.NDCG @ 5, "ap(rel=2)"]
-    options = {"baseline": "r1", "missing": "common", "seed": 5, "confidence": 0.9, **FAST}
+    measures: list[pg.Measure | str] = ["mu_ap", pg.NDCG @ 5, "ap(rel=2)"]
+    options: dict[str, Any] = {
+        "baseline": "r1",
+        "missing": "common",
+        "seed": 5,
+        "confidence": 0.9,
+        **FAST,
+    }
     out = table.graded.compare(measures, by="run", **options, **NAMES)
     per_query = table.graded.evaluate(measures, by="run", **NAMES)
     expected = compare(per_query, by="run", query="qid", **options)

@@ -10,37 +10,16 @@ from __future__ import annotations
 
 import importlib
 import itertools
-from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
-import polars as pl
 import pytest
 from scipy import stats
+from support.gate import BASE, ap, ranked_table
 
 import polars_graded as pg
 from polars_graded.errors import InvalidValueError
 from polars_graded.stats.gate import GATE_COLUMNS, bootstrap_lower
-
-BASE = [1, 2, 1, 3, 1, 2, 1, 1]
-"""The rank of the relevant item per query for the baseline: AP 1 / rank."""
-
-
-def ranked_table(ranks: Mapping[str, Sequence[int | None]]) -> pl.DataFrame:
-    """Per system, query q's relevant item at rank ``ranks[system][q]`` (None: no rows)."""
-    rows = []
-    for system, system_ranks in ranks.items():
-        for query, rank in enumerate(system_ranks):
-            if rank is None:
-                continue
-            for position in range(1, max(rank, 3) + 1):
-                relevance = int(position == rank)
-                rows.append((system, str(query), f"d{position}", 10.0 - position, relevance))
-    schema = ["system", "query", "item", "score", "relevance"]
-    return pl.DataFrame(rows, schema=schema, orient="row")
-
-
-def ap(ranks: list[int]) -> np.ndarray:
-    return 1.0 / np.array(ranks, dtype=np.float64)
 
 
 def test_p_value_and_means_match_scipy() -> None:
@@ -120,9 +99,9 @@ def test_identical_candidate_passes_with_a_margin_and_fails_without() -> None:
     # p = 0. With max_drop = 0 the test is one of superiority and d + 0 = 0 gives no
     # evidence that the candidate is better: p = 1, so it fails.
     table = ranked_table({"prod": BASE, "new": BASE})
-    options = {"baseline": "prod", "candidate": "new", "bootstrap": 100}
-    passing = pg.gate(table, ["ap"], max_drop=0.001, **options)  # type: ignore[arg-type]
-    failing = pg.gate(table, ["ap"], max_drop=0.0, **options)  # type: ignore[arg-type]
+    options: dict[str, Any] = {"baseline": "prod", "candidate": "new", "bootstrap": 100}
+    passing = pg.gate(table, ["ap"], max_drop=0.001, **options)
+    failing = pg.gate(table, ["ap"], max_drop=0.0, **options)
     assert passing.passed
     assert passing.table.item(0, "p_value") == 0.0
     assert not failing.passed
@@ -194,11 +173,11 @@ def test_other_systems_and_columns() -> None:
         ({"bootstrap": 0}, "bootstrap must be"),
     ],
 )
-def test_bad_input(options: dict[str, object], fragment: str) -> None:
-    arguments: dict[str, object] = {"baseline": "prod", "candidate": "new", "max_drop": 0.01}
+def test_bad_input(options: dict[str, Any], fragment: str) -> None:
+    arguments: dict[str, Any] = {"baseline": "prod", "candidate": "new", "max_drop": 0.01}
     table = ranked_table({"prod": BASE, "new": BASE})
     with pytest.raises(InvalidValueError, match=fragment):
-        pg.gate(table, ["ap"], **{**arguments, **options})  # type: ignore[arg-type]
+        pg.gate(table, ["ap"], **{**arguments, **options})
 
 
 def test_no_shared_or_too_few_queries() -> None:

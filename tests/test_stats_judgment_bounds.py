@@ -15,17 +15,20 @@ import math
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
 import pytrec_eval
-from conftest import make_random_table, trec_dicts
 from hypothesis import given
 from hypothesis import strategies as st
+from support.tables import make_random_table
+from support.trec_eval import trec_dicts
 
 import polars_graded as pg
 from polars_graded.errors import GradedError, InvalidValueError
+from polars_graded.options import TiePolicy
 from polars_graded.stats.judgment_bounds import (
     BOUND_COLUMNS,
     SCENARIOS,
@@ -97,11 +100,11 @@ def pytrec_means(table: pl.DataFrame, label: int) -> dict[tuple[str, str, str], 
     return out
 
 
-def assert_matches_pytrec(table: pl.DataFrame, label: int, **options: object) -> pl.DataFrame:
+def assert_matches_pytrec(table: pl.DataFrame, label: int, **options: Any) -> pl.DataFrame:
     """judgment_bounds on ``table`` under ``compat="trec_eval_9"`` equals
     :func:`pytrec_means` in each scenario."""
     options = {"compat": "trec_eval_9", **options}
-    bounds = judgment_bounds(table, list(TREC.values()), **options)  # type: ignore[arg-type]
+    bounds = judgment_bounds(table, list(TREC.values()), **options)
     expected = pytrec_means(table, label)
     bad = [
         (row["system"], row["measure"], scenario, row[scenario], expected[key])
@@ -143,7 +146,8 @@ def loop_flips(bounds: pl.DataFrame) -> set[tuple[str, str, str]]:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_scenarios_agree_with_pytrec_eval(seed: int) -> None:
     table = random_table(seed)
-    top = int(table.get_column("relevance").max())  # type: ignore[arg-type]
+    top = table.get_column("relevance").max()
+    assert isinstance(top, int)
     bounds = assert_matches_pytrec(table, top)
     assert bounds.get_column("unjudged").sum() > 0
 
@@ -237,20 +241,20 @@ def test_missing_common_takes_the_shared_queries() -> None:
     ties=st.sampled_from(["trec_eval", "input", "optimistic", "pessimistic", "average"]),
     depth=st.none() | st.integers(1, 8),
 )
-def test_bounds_bracket_the_value(seed: int, ties: str, depth: int | None) -> None:
+def test_bounds_bracket_the_value(seed: int, ties: TiePolicy, depth: int | None) -> None:
     """low <= value <= high on every row; with every retrieved row judged (a label >= 0:
     trec_eval's -J, ``judged_only``, drops negative labels too), the scenarios agree."""
     if ties == "average":
         depth = None
     table = make_random_table(seed, systems=2, queries=5, max_items=12)
     measures = ["mu_ap", "ap", "ndcg@5", "p@3", "rr", "r_precision", "bpref", "err@5"]
-    options = {"ties": ties, "depth": depth}
-    bounds = judgment_bounds(table, measures, **options)  # type: ignore[arg-type]
+    options: dict[str, Any] = {"ties": ties, "depth": depth}
+    bounds = judgment_bounds(table, measures, **options)
     assert bounds.columns == ["system", *BOUND_COLUMNS]
     assert bounds.filter(
         (pl.col("low") > pl.col("value") + TOL) | (pl.col("value") > pl.col("high") + TOL)
     ).is_empty()
-    per_query = pg.evaluate(table, measures, by="system", **options)  # type: ignore[arg-type]
+    per_query = pg.evaluate(table, measures, by="system", **options)
     queries = table.get_column("query").n_unique()  # missing="zero": a lacking query is 0
     means = per_query.group_by("system").agg(pl.col(measures).sum() / queries)
     for row in bounds.iter_rows(named=True):
@@ -261,7 +265,7 @@ def test_bounds_bracket_the_value(seed: int, ties: str, depth: int | None) -> No
         .then(pl.col("relevance").fill_null(0).clip(0))
         .otherwise(pl.col("relevance"))
     )  # fmt: skip
-    complete = judgment_bounds(judged, measures, **options)  # type: ignore[arg-type]
+    complete = judgment_bounds(judged, measures, **options)
     assert (complete["unjudged"] == 0).all()
     for scenario in ("judged_only", "unjudged_relevant", "low", "high"):
         assert complete[scenario].to_list() == pytest.approx(complete["value"].to_list())
@@ -333,7 +337,8 @@ def test_unjudged_label_fits_the_column() -> None:
     floats = table.with_columns(pl.col("relevance").cast(pl.Float32) / 4)
     half = judgment_bounds(floats, ["ap"], unjudged_label=0.5)
     assert half["unjudged_relevant"].to_list() == half["value"].to_list()
-    top = float(floats["relevance"].max())  # type: ignore[arg-type]
+    top = floats["relevance"].max()
+    assert isinstance(top, float)
     assert judgment_bounds(floats, ["ap"]).equals(
         judgment_bounds(floats, ["ap"], unjudged_label=top)
     )
@@ -378,9 +383,9 @@ def test_a_label_too_large_for_the_column_is_refused() -> None:
         ({"bogus": 1}, TypeError, "unknown keyword"),
     ],
 )
-def test_bad_options_are_refused(options: dict[str, object], error: type, message: str) -> None:
+def test_bad_options_are_refused(options: dict[str, Any], error: type, message: str) -> None:
     with pytest.raises(error, match=message):
-        judgment_bounds(random_table(13), **{"measures": ["ap"], **options})  # type: ignore[arg-type]
+        judgment_bounds(random_table(13), **{"measures": ["ap"], **options})
 
 
 def test_order_flips_needs_the_bounds_columns() -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.stats.compare import compare
-from polars_graded.stats.latex import MARKS, escape, means_latex, to_latex
+from polars_graded.stats.latex import MARKS, Marks, escape, means_latex, to_latex
 from polars_graded.stats.pairs import compare_pairs
 
 UNESCAPE = {
@@ -150,8 +150,8 @@ def comparison() -> pl.DataFrame:
 
 
 @pytest.mark.parametrize("marks", ["triangles", "daggers"])
-def test_means_latex_bold_and_marks(comparison: pl.DataFrame, marks: str) -> None:
-    tex = means_latex(comparison, marks=marks, alpha=0.05)  # type: ignore[arg-type]
+def test_means_latex_bold_and_marks(comparison: pl.DataFrame, marks: Marks) -> None:
+    tex = means_latex(comparison, marks=marks, alpha=0.05)
     spec, header, rows = body(tex)
     measures = ["ap", "p@10"]
     assert (spec, header) == ("lrr", ["system", *measures])
@@ -159,7 +159,9 @@ def test_means_latex_bold_and_marks(comparison: pl.DataFrame, marks: str) -> Non
     better, worse = MARKS[marks]
     for m, column in zip(measures, zip(*(r[1:] for r in rows), strict=True), strict=True):
         expected = comparison.filter(pl.col("measure") == m)
-        best = round(expected["mean"].max(), 4)
+        top = expected["mean"].max()
+        assert isinstance(top, float)
+        best = round(top, 4)
         for cell, row in zip(column, expected.iter_rows(named=True), strict=True):
             mean = re.search(r"[-$0-9.]+\d", cell)
             assert mean is not None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -18,8 +17,9 @@ from polars_graded.namespace import GradedNamespace
 from polars_graded.report import compute_report
 from polars_graded.report.content import Settings
 from polars_graded.report.ties import tie_effects
-from polars_graded.stats.compare import compare, compared_queries, query_grid
+from polars_graded.stats.compare import compare
 from polars_graded.stats.gate import gate
+from polars_graded.stats.grid import compared_queries, query_grid
 from polars_graded.stats.judgment_bounds import judgment_bounds
 from polars_graded.stats.latex import means_latex
 from polars_graded.stats.options import (
@@ -99,16 +99,6 @@ def test_settings_hold_the_statistics() -> None:
     assert not {f.name for f in dataclasses.fields(Settings)} & set(OPTIONS)
 
 
-def test_compare_module_still_exports_the_moved_names() -> None:
-    # By module name: the package's attribute ``compare`` is the function.
-    compare_module = importlib.import_module("polars_graded.stats.compare")
-    pairs_module = importlib.import_module("polars_graded.stats.pairs")
-    for name in ("CORRECTIONS", "MISSING_POLICIES", "MissingPolicy", "Correction"):
-        assert hasattr(compare_module, name)
-    assert compare_module.check_options is check_options
-    assert pairs_module.check_correction is check_correction
-
-
 def test_keywords() -> None:
     statistics = Statistics("common", 5, 6, 0.9, 0.1, 7, "bh")
     keywords = statistics.keywords()
@@ -157,7 +147,7 @@ def test_checks_are_the_functions() -> None:
     """The dataclass says what the check functions say, in the same order."""
     bad_values = ({"missing": "x"}, {"bootstrap": 0}, {"confidence": 2}, {"correction": 1})
     for bad in (*bad_values, {"seed": -1}, {"trials": MAX_RESAMPLES + 1}):
-        values = {**DEFAULTS.keywords(), **bad}
+        values: dict[str, Any] = {**DEFAULTS.keywords(), **bad}
         with pytest.raises(InvalidValueError) as expected:
             check_options(*(values[n] for n in OPTIONS[:5]))
             check_seed(values["seed"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -22,17 +23,18 @@ from statsmodels.stats.multitest import multipletests
 
 import polars_graded as pg
 from polars_graded.errors import InvalidValueError
-from polars_graded.stats.compare import TIE_TOLERANCE, compare
+from polars_graded.stats.compare import compare
+from polars_graded.stats.corrections import adjust, benjamini_hochberg
+from polars_graded.stats.options import Correction
 from polars_graded.stats.pairs import (
-    adjust,
-    benjamini_hochberg,
     compact_letters,
     compare_pairs,
     insert_absorb,
     significance_matrix,
 )
+from polars_graded.stats.resampling import TIE_TOLERANCE
 
-FAST = {"trials": 2000, "bootstrap": 2000}
+FAST: dict[str, Any] = {"trials": 2000, "bootstrap": 2000}
 
 
 def frame_of(systems: dict[str, np.ndarray], *, by: str = "system") -> pl.DataFrame:
@@ -55,7 +57,7 @@ def random_systems(n_systems: int, n_queries: int, seed: int) -> dict[str, np.nd
     }
 
 
-def pair_row(out: pl.DataFrame, a: str, b: str, measure: str = "v") -> dict[str, object]:
+def pair_row(out: pl.DataFrame, a: str, b: str, measure: str = "v") -> dict[str, Any]:
     rows = out.filter(
         (pl.col("system_a") == a) & (pl.col("system_b") == b) & (pl.col("measure") == measure)
     )
@@ -140,7 +142,7 @@ def exact_sign_flip_p(d: np.ndarray) -> float:
         abs(float(np.dot(signs, d))) >= observed - 1e-12
         for signs in itertools.product((1.0, -1.0), repeat=d.size)
     )
-    return hits / 2**d.size
+    return float(hits / 2**d.size)
 
 
 def test_randomization_p_is_close_to_the_exact_enumeration() -> None:
@@ -293,8 +295,8 @@ def test_compare_pairs_all_forwards() -> None:
     frame = frame_of(random_systems(3, 12, seed=6))
     options = {"correction": "bh", "seed": 9, "alpha": 0.1, **FAST}
     assert_frame_equal(
-        compare(frame, pairs="all", **options),  # type: ignore[arg-type]
-        pg.compare_pairs(frame, **options),  # type: ignore[arg-type]
+        compare(frame, pairs="all", **options),
+        pg.compare_pairs(frame, **options),
     )
 
 
@@ -312,10 +314,10 @@ def test_compare_default_is_the_baseline_comparison() -> None:
         ({"pairs": "all", "correction": "fdr"}, "correction must be 'holm', 'bh' or 'none'"),
     ],
 )
-def test_bad_options(kwargs: dict[str, object], message: str) -> None:
+def test_bad_options(kwargs: dict[str, Any], message: str) -> None:
     frame = frame_of(random_systems(3, 5, seed=0))
     with pytest.raises(InvalidValueError, match=message):
-        compare(frame, **kwargs, **FAST)  # type: ignore[arg-type]
+        compare(frame, **kwargs, **FAST)
 
 
 def test_inputs_are_checked_as_compare_checks_them() -> None:
@@ -361,14 +363,18 @@ p_values = st.lists(
 )
 
 
+STATSMODELS: tuple[tuple[Correction, str], ...] = (("holm", "holm"), ("bh", "fdr_bh"))
+"""Our corrections and statsmodels' names for them."""
+
+
 @settings(max_examples=60, deadline=None)  # multipletests takes ~40 ms a call
 @given(p=p_values)
 def test_adjust_matches_statsmodels_multipletests(p: list[float]) -> None:
     """Holm and Benjamini–Hochberg as statsmodels computes them, ties and 0/1 included."""
     values = np.array(p)
-    for ours, theirs in (("holm", "holm"), ("bh", "fdr_bh")):
+    for ours, theirs in STATSMODELS:
         expected = multipletests(values, method=theirs)[1]
-        np.testing.assert_allclose(adjust(values, ours), expected, rtol=1e-12, atol=1e-15)  # type: ignore[arg-type]
+        np.testing.assert_allclose(adjust(values, ours), expected, rtol=1e-12, atol=1e-15)
     assert adjust(values, "none").tolist() == p
 
 
@@ -376,9 +382,9 @@ def test_adjust_matches_statsmodels_multipletests(p: list[float]) -> None:
 @given(rows=st.lists(st.lists(st.floats(0, 1), min_size=5, max_size=5), min_size=1, max_size=4))
 def test_adjust_corrects_each_row_on_its_own(rows: list[list[float]]) -> None:
     matrix = np.array(rows)
-    for ours, theirs in (("holm", "holm"), ("bh", "fdr_bh")):
+    for ours, theirs in STATSMODELS:
         expected = np.stack([multipletests(row, method=theirs)[1] for row in matrix])
-        np.testing.assert_allclose(adjust(matrix, ours), expected, rtol=1e-12, atol=1e-15)  # type: ignore[arg-type]
+        np.testing.assert_allclose(adjust(matrix, ours), expected, rtol=1e-12, atol=1e-15)
 
 
 # --- compact letters -------------------------------------------------------------------------

@@ -8,18 +8,21 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
-from report_helpers import synthetic_table
 from statsmodels.stats.multitest import multipletests
+from support.report import synthetic_table
 
 import polars_graded as pg
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.report import trec_table
-from polars_graded.stats.compare import TIE_TOLERANCE, compare
+from polars_graded.stats.compare import compare
+from polars_graded.stats.options import Correction
+from polars_graded.stats.resampling import TIE_TOLERANCE
 from polars_graded.stats.segments import (
     REVERSAL_COLUMNS,
     SEGMENT_COLUMNS,
@@ -27,7 +30,7 @@ from polars_graded.stats.segments import (
     segment_reversals,
 )
 
-FAST = {"trials": 500, "bootstrap": 200}
+FAST: dict[str, Any] = {"trials": 500, "bootstrap": 200}
 
 
 def segmented_table(seed: int = 0, sizes: dict[str, int] | None = None) -> pl.DataFrame:
@@ -173,8 +176,10 @@ def test_small_segments_are_shown_but_not_tested(result: pl.DataFrame) -> None:
 
 
 @pytest.mark.parametrize(("correction", "method"), [("holm", "holm"), ("bh", "fdr_bh")])
-def test_corrections_match_statsmodels(table: pl.DataFrame, correction: str, method: str) -> None:
-    out = compare_segments(table, segment="lang", correction=correction, **FAST)  # type: ignore[arg-type]
+def test_corrections_match_statsmodels(
+    table: pl.DataFrame, correction: Correction, method: str
+) -> None:
+    out = compare_segments(table, segment="lang", correction=correction, **FAST)
     for measure in ("ap", "ndcg"):
         tests = out.filter(pl.col("p_randomization").is_not_null(), measure=measure)
         assert tests.height == 2 * 3  # tested segments x non-baseline systems
@@ -294,10 +299,10 @@ def test_the_namespace_evaluates_by_system_and_segment() -> None:
     ],
 )
 def test_compare_refuses_bad_combinations(
-    table: pl.DataFrame, kwargs: dict[str, object], message: str
+    table: pl.DataFrame, kwargs: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(InvalidValueError, match=message):
-        pg.compare(table, **kwargs)  # type: ignore[arg-type]
+        pg.compare(table, **kwargs)
 
 
 # --------------------------------------------------------------------------- errors
@@ -345,10 +350,10 @@ def test_a_query_in_two_segments_is_an_error_naming_column_rule_and_rows(
     ],
 )  # fmt: skip
 def test_bad_inputs(
-    table: pl.DataFrame, kwargs: dict[str, object], error: type[Exception], message: str
+    table: pl.DataFrame, kwargs: dict[str, Any], error: type[Exception], message: str
 ) -> None:
     with pytest.raises(error, match=message):
-        compare_segments(table, **kwargs)  # type: ignore[arg-type]
+        compare_segments(table, **kwargs)
 
 
 def test_a_segment_named_like_a_result_column_is_refused(table: pl.DataFrame) -> None:

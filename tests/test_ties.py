@@ -1,11 +1,11 @@
 """``ties=``: how rows with equal scores are ordered, or averaged over. Which scores are
-equal depends on the release (SPEC §2): by default they are compared as float64 (trec_eval
+equal depends on the release (conventions §2): by default they are compared as float64 (trec_eval
 10.0), with ``compat="trec_eval_9"`` as float32 (9.x), where 2.0 and 2.0 + 1e-9 tie too.
 
 ``"trec_eval"`` (the default) breaks a tie by item descending, ``"input"`` keeps the table's
 row order, ``"optimistic"`` / ``"pessimistic"`` put the higher / lower label first (null
 last / first), and ``"average"`` is the exact expected value over every ordering of every tie
-group (McSherry and Najork, ECIR 2008). The oracle of tests/oracle_ties.py enumerates those
+group (McSherry and Najork, ECIR 2008). The oracle of tests/support/oracle_ties.py enumerates those
 orderings with ``itertools.permutations``; a second, independent route rewrites the item ids
 so that the default item-descending tie order is the intended one. The sorter itself
 (``ranking.sort_ranked``, ranked input) is tested in test_ranking, the option in
@@ -23,23 +23,24 @@ from collections import Counter
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 from unittest.mock import patch
 
-import oracle
-import oracle_ties
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, assume, find, given, settings
 from hypothesis import strategies as st
-from oracle import RefQuery, load
-from oracle_ties import POLICIES, policy_values
 from polars.testing import assert_frame_equal
-from strategies import long_tables, tied_tables
+from support import oracle, oracle_ties
+from support.oracle import Key, RefQuery, load
+from support.oracle_ties import POLICIES, policy_values
+from support.strategies import TiedTable, long_tables, tied_tables
 
 import polars_graded as pg
 from polars_graded.cli import main
 from polars_graded.measures import MEASURES as LIBRARY_MEASURES
 from polars_graded.measures.kernels import mu_ap_sweep
+from polars_graded.options import Compat, TiePolicy
 
 
 def base_name(measure: str) -> str:
@@ -66,7 +67,7 @@ def test_tied_tables_cover_the_cases() -> None:
     """The strategy really draws what its docstring promises."""
     keys = ["system", "query"]
 
-    def per_query(table: tuple) -> pl.DataFrame:
+    def per_query(table: TiedTable) -> pl.DataFrame:
         df, by = table
         df = df if by else df.with_columns(system=pl.lit(0))
         return df.group_by(keys).agg(
@@ -106,7 +107,7 @@ def test_every_measure_is_covered() -> None:
     for name in set(LIBRARY_MEASURES) - here:
         module = type(LIBRARY_MEASURES[name]).__module__.rsplit(".", 1)[-1]
         own = Path(__file__).parent / f"test_measures_{module}.py"
-        assert own.is_file(), f"{name}: neither in tests/oracle.py nor in {own.name}"
+        assert own.is_file(), f"{name}: neither in tests/support/oracle.py nor in {own.name}"
         text = own.read_text()
         assert name in text and "average" in text, f"{name}: {own.name} checks no tie policy"
     required = ["ap", "ap(rel=2)", "ap@3", "mu_ap", "mu_ap(levels=table)"]
@@ -120,7 +121,7 @@ def test_every_measure_is_covered() -> None:
 # --- helpers ------------------------------------------------------------------------------
 
 
-def library_values(result: pl.DataFrame, keys: list[str]) -> dict[tuple, dict[str, float]]:
+def library_values(result: pl.DataFrame, keys: list[str]) -> dict[Key, dict[str, float]]:
     """``{(by..., query): {measure: value}}`` of a per-query result frame."""
     return {
         tuple(row[k] for k in keys): {c: v for c, v in row.items() if c not in keys}
@@ -128,7 +129,12 @@ def library_values(result: pl.DataFrame, keys: list[str]) -> dict[tuple, dict[st
     }
 
 
-def assert_close(got: dict, expected: dict, df: pl.DataFrame, what: str) -> None:
+def assert_close(
+    got: dict[Key, dict[str, float]],
+    expected: dict[Key, dict[str, float]],
+    df: pl.DataFrame,
+    what: str,
+) -> None:
     """Every (key, measure) within TOL; the message names each difference and the table."""
     assert got.keys() == expected.keys(), what
     bad = [
@@ -147,7 +153,7 @@ def rewrite_items(df: pl.DataFrame, by: list[str], ties: str) -> pl.DataFrame:
     """The table with item ids that make trec_eval's item-descending tie order the order
     ``ties`` intends (an id per query; the first in the intended order gets the largest).
 
-    Independent of tests/oracle_ties.py: the order is a Polars sort of the whole query.
+    Independent of tests/support/oracle_ties.py: the order is a Polars sort of the whole query.
     """
     keys = [*by, "query"]
     # (columns, descending, nulls_last) of the order within a query
@@ -179,7 +185,7 @@ def rewrite_items(df: pl.DataFrame, by: list[str], ties: str) -> pl.DataFrame:
 
 @SETTINGS
 @given(tied_tables(tied=False))
-def test_reference_without_ties_equals_the_library_default(table: tuple) -> None:
+def test_reference_without_ties_equals_the_library_default(table: TiedTable) -> None:
     """Without ties every policy of the brute force gives the library's default values."""
     df, by = table
     result = df.graded.evaluate(MEASURES, by=by or None)
@@ -190,7 +196,7 @@ def test_reference_without_ties_equals_the_library_default(table: tuple) -> None
 
 @SETTINGS
 @given(tied_tables())
-def test_reference_trec_eval_policy_equals_the_library_default(table: tuple) -> None:
+def test_reference_trec_eval_policy_equals_the_library_default(table: TiedTable) -> None:
     """With ties, the brute force's ``"trec_eval"`` order is :func:`oracle.load`'s and the
     library's default one."""
     df, by = table
@@ -206,7 +212,7 @@ def test_reference_trec_eval_policy_equals_the_library_default(table: tuple) -> 
 
 @SETTINGS
 @given(tied_tables())
-def test_rewritten_items_agree_with_the_brute_force(table: tuple) -> None:
+def test_rewritten_items_agree_with_the_brute_force(table: TiedTable) -> None:
     """The two routes to a deterministic order agree before the library's ``ties=`` is
     involved: default evaluation of the rewritten table = the brute force's policy."""
     df, by = table
@@ -219,7 +225,7 @@ def test_rewritten_items_agree_with_the_brute_force(table: tuple) -> None:
 @SETTINGS
 @given(tied_tables())
 def test_every_policy_under_trec_eval_9_equals_the_brute_force_on_float32_ties(
-    table: tuple,
+    table: TiedTable,
 ) -> None:
     """``compat="trec_eval_9"``: the tie groups are those of the float32 scores, under every
     policy (the oracle's ``compat`` too)."""
@@ -241,7 +247,7 @@ def test_every_policy_under_trec_eval_9_equals_the_brute_force_on_float32_ties(
     ],
 )
 def test_a_float32_only_tie_is_a_tie_under_trec_eval_9_only(
-    compat: str, average_ap: float, trec_eval_ap: float
+    compat: Compat, average_ap: float, trec_eval_ap: float
 ) -> None:
     """Items a, b, c scored 2 + 1e-9, 2, 2; a (the relevant one) ties with b and c only as
     float32."""
@@ -321,7 +327,7 @@ def test_mu_ap_of_three_tied_labels_by_hand() -> None:
 
 @SETTINGS
 @given(tied_tables())
-def test_average_equals_the_mean_over_all_orderings(table: tuple) -> None:
+def test_average_equals_the_mean_over_all_orderings(table: TiedTable) -> None:
     """Every measure under ``"average"`` is the mean over every ordering of every tie group."""
     df, by = table
     result = df.graded.evaluate(MEASURES, by=by or None, ties="average")
@@ -332,7 +338,7 @@ def test_average_equals_the_mean_over_all_orderings(table: tuple) -> None:
 
 @SETTINGS
 @given(tied_tables())
-def test_optimistic_average_pessimistic_are_ordered(table: tuple) -> None:
+def test_optimistic_average_pessimistic_are_ordered(table: TiedTable) -> None:
     """With a gain that grows with the label, optimistic >= average >= pessimistic per query."""
     df, by = table
     keys = [*by, "query"]
@@ -353,13 +359,14 @@ def test_average_of_a_tie_group_of_nine() -> None:
     row not retrieved; the brute force runs over the 9!/(4!3!) = 2520 distinct label lists
     of the group (each the label list of 4!3! of the 9! orderings)."""
     tied = [0, 0, 0, 0, 1, 1, 1, 3, None]
-    rows = [("top", 5.0, 2)] + [(f"t{i}", 2.0, label) for i, label in enumerate(tied)]
+    rows: list[tuple[str, float | None, int | None]] = [("top", 5.0, 2)]
+    rows += [(f"t{i}", 2.0, label) for i, label in enumerate(tied)]
     rows += [("b1", 1.0, 1), ("b2", 0.5, 0), ("u", None, 3)]
     df = pl.DataFrame(rows, schema=["item", "score", "relevance"], orient="row").with_columns(
         query=pl.lit(1)
     )
-    judged = [label for _, _, label in rows if label is not None]
-    levels = sorted({label for label in judged if label > 0})
+    judged: list[float] = [label for _, _, label in rows if label is not None]
+    levels: list[float] = sorted({label for label in judged if label > 0})
     orders = oracle_ties.distinct_orderings(tied)
     assert len(orders) == 2520
     expected = {
@@ -375,7 +382,8 @@ def test_average_of_a_tie_group_of_nine() -> None:
 
 # continuous labels: about a level per judged row, more than mu_ap_sweep.FEW_LEVELS
 MANY_LABELS = st.integers(min_value=-8, max_value=48).map(lambda x: x / 8)
-SWEEPS = {  # the library's choice, Fenwick trees only, merged blocks only
+# the library's choice, Fenwick trees only, merged blocks only
+SWEEPS: dict[str, dict[str, Any]] = {
     "default": {"FEW_LEVELS": mu_ap_sweep.FEW_LEVELS},
     "fenwick": {"FEW_LEVELS": 0},
     "merged": {"FEW_LEVELS": 0, "DEEP": 1},
@@ -406,16 +414,16 @@ def many_level_tables(draw: st.DrawFn) -> tuple[pl.DataFrame, int]:
     return df, draw(st.integers(1, 13))
 
 
-def brute_force_mu_ap(df: pl.DataFrame, k: int) -> dict[tuple, dict[str, float]]:
+def brute_force_mu_ap(df: pl.DataFrame, k: int) -> dict[Key, dict[str, float]]:
     """mu_ap, mu_ap@k and mu_ap(levels=table)@k: the mean over every ordering of every tie
-    group (tests/oracle_ties.py), each ordering scored by tests/oracle.py."""
+    group (tests/support/oracle_ties.py), each ordering scored by tests/support/oracle.py."""
     rows, levels = oracle.read_queries(df)
     out = {}
     for key, query_rows in rows.items():
         judged = [r.label for r in query_rows if r.label is not None]
         orderings = oracle_ties.all_orderings(query_rows)
         total = sum(orderings.values())
-        scores = {
+        scores: dict[str, Callable[[RefQuery], float]] = {
             "mu_ap": lambda q: q.mu_ap("query"),
             f"mu_ap@{k}": lambda q: q.mu_ap("query", k),
             f"mu_ap(levels=table)@{k}": lambda q: q.mu_ap("table", k),
@@ -430,7 +438,9 @@ def brute_force_mu_ap(df: pl.DataFrame, k: int) -> dict[tuple, dict[str, float]]
 @pytest.mark.parametrize("sweep", list(SWEEPS))
 @FEWER
 @given(many_level_tables())
-def test_average_mu_ap_on_many_levels_equals_the_brute_force(sweep: str, drawn: tuple) -> None:
+def test_average_mu_ap_on_many_levels_equals_the_brute_force(
+    sweep: str, drawn: tuple[pl.DataFrame, int]
+) -> None:
     """Issue 14, item 2: µAP under ``"average"`` in O(rows) memory on continuous labels, by
     every sweep, equals the mean over all orderings, cutoffs inside a tie group included."""
     df, k = drawn
@@ -490,7 +500,7 @@ def test_average_mu_ap_memory_is_bounded_on_continuous_labels() -> None:
 
 @SETTINGS
 @given(tied_tables())
-def test_deterministic_policies_equal_the_default_on_rewritten_items(table: tuple) -> None:
+def test_deterministic_policies_equal_the_default_on_rewritten_items(table: TiedTable) -> None:
     """``input``, ``optimistic`` and ``pessimistic`` equal the default evaluation of the table
     whose item ids make item-descending the intended tie order, and the brute force."""
     df, by = table
@@ -504,7 +514,7 @@ def test_deterministic_policies_equal_the_default_on_rewritten_items(table: tupl
 
 @SETTINGS
 @given(tied_tables(tied=False))
-def test_without_ties_every_policy_gives_the_same_bits(table: tuple) -> None:
+def test_without_ties_every_policy_gives_the_same_bits(table: TiedTable) -> None:
     """No two retrieved rows of a query share a score, as float64 or float32: the policy
     changes nothing."""
     df, by = table
@@ -566,7 +576,7 @@ FLOW_MEASURES = ["ap", "mu_ap", "ndcg@3", "ndcng", "p@2", "rr", "mean_ndcg"]
 
 @FEWER
 @given(tied_tables())
-def test_summary_lazy_and_expressions_take_ties(table: tuple) -> None:
+def test_summary_lazy_and_expressions_take_ties(table: TiedTable) -> None:
     """summary = mean of evaluate; LazyFrame = DataFrame; user expressions = namespace."""
     df, by = table
     keys = [*by, "query"]
@@ -647,8 +657,8 @@ def test_evaluate_parquet_takes_ties(tmp_path: Path) -> None:
 def test_every_namespace_method_takes_ties() -> None:
     """Each per-measure method with ``ties="average"`` gives evaluate's column, eager and lazy."""
     df = flow_table()
-    opts = {"by": "system", "ties": "average"}
-    calls = {
+    opts: dict[str, Any] = {"by": "system", "ties": "average"}
+    calls: dict[str, Callable[[Any], Any]] = {
         "mu_ap(levels=table)@3": lambda ns: ns.mu_ap(levels="table", k=3, **opts),
         "ap(rel=2)@3": lambda ns: ns.ap(rel=2, k=3, **opts),
         "ndcg(gain=linear)@2": lambda ns: ns.ndcg(k=2, gain="linear", **opts),
@@ -725,7 +735,7 @@ MORE_MONOTONE = [m for m in MORE if not m.startswith(("judged", "rbp_residual"))
 MORE_SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def more_oracle_values(df: pl.DataFrame, ties: str) -> dict[tuple, dict[str, float]]:
+def more_oracle_values(df: pl.DataFrame, ties: TiePolicy) -> dict[Key, dict[str, float]]:
     """``{(query,): {measure: value}}`` of :data:`MORE` under ``ties``: the order of
     :func:`oracle_ties.policy_order`, or for ``"average"`` the mean over every ordering of
     the tie groups (:func:`oracle_ties.all_orderings`)."""
@@ -747,8 +757,8 @@ def more_oracle_values(df: pl.DataFrame, ties: str) -> dict[tuple, dict[str, flo
     return out
 
 
-def assert_matches_more_oracle(df: pl.DataFrame, ties: str) -> None:
-    got = df.graded.evaluate(list(MORE), ties=ties)  # type: ignore[arg-type]
+def assert_matches_more_oracle(df: pl.DataFrame, ties: TiePolicy) -> None:
+    got = df.graded.evaluate(list(MORE), ties=ties)
     assert_close(library_values(got, ["query"]), more_oracle_values(df, ties), df, ties)
 
 
@@ -784,7 +794,7 @@ def test_more_parameters_average_the_oracle_over_every_order(df: pl.DataFrame) -
 @given(small_tied_tables())
 def test_more_parameters_optimistic_average_pessimistic_are_ordered(df: pl.DataFrame) -> None:
     values = {
-        ties: df.graded.evaluate(MORE_MONOTONE, ties=ties)  # type: ignore[arg-type]
+        ties: df.graded.evaluate(MORE_MONOTONE, ties=ties)
         for ties in ("optimistic", "average", "pessimistic")
     }
     for name in MORE_MONOTONE:
@@ -799,7 +809,7 @@ def test_more_parameters_without_ties_give_the_same_bits(df: pl.DataFrame) -> No
     df = df.with_columns(score=pl.int_range(pl.len()).cast(pl.Float64))  # all distinct
     expected = df.graded.evaluate(list(MORE))
     for ties in ("input", "optimistic", "pessimistic", "average"):
-        got = df.graded.evaluate(list(MORE), ties=ties)  # type: ignore[arg-type]
+        got = df.graded.evaluate(list(MORE), ties=ties)
         assert_frame_equal(got, expected, check_exact=True)
 
 
@@ -835,7 +845,7 @@ def test_cli_rejects_a_bad_tie_policy(tmp_path: Path, capsys: pytest.CaptureFixt
     path = tmp_path / "table.parquet"
     three_tied().write_parquet(path)
     try:
-        code = main(["evaluate", str(path), "-m", "ap", "--ties", "random"])
+        code: int | str | None = main(["evaluate", str(path), "-m", "ap", "--ties", "random"])
     except SystemExit as exit_:  # argparse choices exit from inside main
         code = exit_.code
     assert code == 2

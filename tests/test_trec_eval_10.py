@@ -22,7 +22,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from cli_helpers import run
+from support.cli import run
 
 import polars_graded as pg
 

@@ -1,6 +1,6 @@
 """Differential tests: polars_graded against trec_eval (pytrec_eval) on a random long table.
 
-The table (conftest's :func:`make_random_table`, two systems sharing one set of judgments)
+The table (:func:`support.trec_eval.random_table`, two systems sharing one set of judgments)
 holds every case trec_eval has an opinion on: tied scores, scores that tie only at float32,
 unretrieved judged rows (null score), retrieved unjudged rows (null relevance), negative
 labels (-1, -2), queries with no relevant row, queries a system returned nothing for, and
@@ -10,27 +10,28 @@ the others our value must be 0.
 
 pytrec_eval is trec_eval 9.x, which stores scores as float32: ours are compared with it under
 ``compat="trec_eval_9"`` and must agree exactly. Our default follows trec_eval 10.0, which
-compares doubles (SPEC §2): it differs from pytrec_eval on some queries with float32-only
+compares doubles (conventions §2): it differs from pytrec_eval on some queries with float32-only
 ties, and on those only.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 import polars as pl
 import pytest
 import pytrec_eval
-from conftest import make_random_table, trec_dicts
-from trec_names import TEMPLATES
+from support.trec_eval import SYSTEMS, TEMPLATES, random_table, trec_dicts
 
 import polars_graded as pg
+from polars_graded.options import Compat
 
-N_QUERIES = 240
-SYSTEMS = ("s0", "s1")
 TOL = 1e-9
-PYTREC_EVAL = "trec_eval_9"
+PYTREC_EVAL: Compat = "trec_eval_9"
 """The ``compat=`` that reproduces pytrec_eval (trec_eval 9.x)."""
+PerQuery = dict[tuple[str, str], dict[str, Any]]
+"""{(system, query): {measure: value}}, trec_eval's or ours (our rows hold the keys too)."""
 
 # pytrec_eval measure specification per relevance level
 TREC_MEASURES = {
@@ -60,21 +61,6 @@ def our_name(trec: str, rel: int) -> str:
     return str(pg.parse_measure(text))
 
 
-def random_table(seed: int) -> pl.DataFrame:
-    """A long table (system, query, item, score, relevance) full of trec_eval edge cases:
-    integer labels -2..4, up to 59 items per query."""
-    table = make_random_table(
-        seed,
-        systems=len(SYSTEMS),
-        queries=N_QUERIES,
-        max_items=59,
-        int_labels=True,
-        label_kinds=("few",),
-        trec_eval_safe=True,
-    )
-    return table.sort("system", "query", "item")
-
-
 def trec_values(table: pl.DataFrame) -> dict[tuple[str, str], dict[str, float]]:
     """{(system, query): {our measure name: trec_eval value}} for the queries it evaluates."""
     out: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
@@ -99,25 +85,25 @@ def expected(table: pl.DataFrame) -> dict[tuple[str, str], dict[str, float]]:
 
 
 @pytest.fixture(scope="module")
-def measures(expected: dict) -> list[str]:
+def measures(expected: PerQuery) -> list[str]:
     return sorted({name for values in expected.values() for name in values})
 
 
 @pytest.fixture(scope="module")
-def ours(table: pl.DataFrame, measures: list[str]) -> dict[tuple[str, str], dict]:
+def ours(table: pl.DataFrame, measures: list[str]) -> PerQuery:
     """Our values under ``compat="trec_eval_9"``, pytrec_eval's release."""
     per_query = table.graded.evaluate(measures, by="system", compat=PYTREC_EVAL)
     return {(row["system"], row["query"]): row for row in per_query.iter_rows(named=True)}
 
 
 @pytest.fixture(scope="module")
-def ours_default(table: pl.DataFrame, measures: list[str]) -> dict[tuple[str, str], dict]:
+def ours_default(table: pl.DataFrame, measures: list[str]) -> PerQuery:
     """Our values by default (trec_eval 10.0: scores compared as float64)."""
     per_query = table.graded.evaluate(measures, by="system")
     return {(row["system"], row["query"]): row for row in per_query.iter_rows(named=True)}
 
 
-def test_the_table_has_the_edge_cases(table: pl.DataFrame, expected: dict) -> None:
+def test_the_table_has_the_edge_cases(table: pl.DataFrame, expected: PerQuery) -> None:
     keys = table.group_by("system", "query").agg(
         retrieved=pl.col("score").is_not_null().sum(),
         judged=pl.col("relevance").is_not_null().sum(),
@@ -135,7 +121,7 @@ def test_the_table_has_the_edge_cases(table: pl.DataFrame, expected: dict) -> No
     assert table["relevance"].null_count() > 0
 
 
-def test_per_query_values_equal_trec_eval(expected: dict, ours: dict) -> None:
+def test_per_query_values_equal_trec_eval(expected: PerQuery, ours: PerQuery) -> None:
     mismatches = [
         (key, name, mine, theirs)
         for key, values in expected.items()
@@ -146,7 +132,7 @@ def test_per_query_values_equal_trec_eval(expected: dict, ours: dict) -> None:
 
 
 def test_the_default_differs_from_trec_eval_9_only_on_float32_ties(
-    table: pl.DataFrame, expected: dict, ours: dict, ours_default: dict
+    table: pl.DataFrame, expected: PerQuery, ours: PerQuery, ours_default: PerQuery
 ) -> None:
     """trec_eval 10.0 compares scores as doubles: where two scores tie as float32 but not as
     float64, the order (and so a value) may change; nowhere else."""
@@ -169,14 +155,16 @@ def test_the_default_differs_from_trec_eval_9_only_on_float32_ties(
     }
 
 
-def test_queries_trec_eval_skips_score_zero(expected: dict, ours: dict, measures: list) -> None:
+def test_queries_trec_eval_skips_score_zero(
+    expected: PerQuery, ours: PerQuery, measures: list[str]
+) -> None:
     skipped = [key for key in ours if key not in expected]
     assert len(skipped) >= 10  # nothing retrieved, or nothing judged
     nonzero = [(key, m, ours[key][m]) for key in skipped for m in measures if ours[key][m] != 0]
     assert not nonzero, nonzero[:10]
 
 
-def test_means_equal_trec_eval_with_c(table: pl.DataFrame, expected: dict) -> None:
+def test_means_equal_trec_eval_with_c(table: pl.DataFrame, expected: PerQuery) -> None:
     """trec_eval -c: every judged query counts, the ones a system missed with 0."""
     names = ["ap", "ndcg(gain=linear)@10", "p(rel=2)@10", "rr(rel=3)"]
     judged = table.filter(pl.col("relevance").is_not_null().any().over("query"))
@@ -189,7 +177,7 @@ def test_means_equal_trec_eval_with_c(table: pl.DataFrame, expected: dict) -> No
             assert row[name] == pytest.approx(sum(values) / len(values), abs=TOL)
 
 
-def test_each_system_alone_equals_by_system(table: pl.DataFrame, ours: dict) -> None:
+def test_each_system_alone_equals_by_system(table: pl.DataFrame, ours: PerQuery) -> None:
     alone = table.filter(pl.col("system") == SYSTEMS[1]).drop("system")
     names = ["ap(rel=2)", "ndcg(gain=linear)"]
     per_query = alone.lazy().graded.evaluate(names, compat=PYTREC_EVAL).collect()

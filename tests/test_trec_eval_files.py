@@ -5,7 +5,7 @@ in the data folder): the top-level ``out.*`` files are trec_eval 10.0, ``v9.0.8-
 holds 9.0.8's. The measures we compare do not differ between the two versions except that
 10.0 also prints the per-query zeros of a topic the run missed (``-c``), so both sets are
 checked: 10.0's with our default, 9.0.8's with ``compat="trec_eval_9"`` (the release each
-reproduces, SPEC §2). trec_eval prints 4 decimals: a value agrees when it is within half a
+reproduces, conventions §2). trec_eval prints 4 decimals: a value agrees when it is within half a
 unit of the last printed digit. The files are read through conftest's ``shared_data``
 (skips locally without them, fails under ``CI=true``).
 """
@@ -20,17 +20,17 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import read_trec_eval_output
-from trec_names import TEMPLATES
+from support.trec_eval import GEOMETRIC, TEMPLATES, read_trec_eval_output
 
 import polars_graded as pg
+from polars_graded.io.trec import QueriesMode
+from polars_graded.options import Compat
 
 V9 = "v9.0.8-expected"
-COMPAT = {"": "trec_eval_10", V9: "trec_eval_9"}
+COMPAT: dict[str, Compat] = {"": "trec_eval_10", V9: "trec_eval_9"}
 """The ``compat=`` of each folder's trec_eval release."""
 PRINTED = 0.5e-4 + 1e-12
 
-GEOMETRIC = {"gm_map": "ap{r}", "gm_bpref": "bpref{r}"}
 CUSTOM_NDCG = re.compile(r"ndcg_((?:-?\d+=[\d.]+,?)+)")
 CUTOFF = re.compile(r"(map_cut|P|recall|ndcg_cut|success)_(\d+)")
 
@@ -43,7 +43,7 @@ class Case:
     qrels: str
     run: str
     rel: int = 1  # -l
-    queries: str = "qrels"  # -c: "qrels"; without -c: "both"
+    queries: QueriesMode = "qrels"  # -c: "qrels"; without -c: "both"
     max_docs: int | None = None  # -M
     min_compared: int = 1
     in_v9: bool = True  # 9.0.8 had no out.comment.test
@@ -120,7 +120,7 @@ VERSIONS = [
 def test_values_agree_with_trec_eval(data: Path, case: Case, folder: str) -> None:
     expected = read_trec_eval_output(data / folder / case.out)
     wanted = {(m, q): v for (m, q), v in expected.items() if our_measure(m, case)}
-    names = sorted({our_measure(m, case) for m, _ in wanted})
+    names = sorted({name for m, _ in wanted if (name := our_measure(m, case))})
     table = long_table(data, case)
     compat = COMPAT[folder]
     evaluated = table.graded.evaluate(names, compat=compat)
@@ -135,7 +135,9 @@ def test_values_agree_with_trec_eval(data: Path, case: Case, folder: str) -> Non
         assert per_query["all"]["num_q"] == int(expected["num_q", "all"])
     compared, wrong = 0, []
     for (trec, query), printed in wanted.items():
-        ours = per_query[query][our_measure(trec, case)]
+        name = our_measure(trec, case)
+        assert name, trec
+        ours = per_query[query][name]
         compared += 1
         if abs(ours - float(printed)) > PRINTED:
             wrong.append(f"{trec} {query}: trec_eval {printed}, ours {ours:.6f}")
@@ -145,7 +147,11 @@ def test_values_agree_with_trec_eval(data: Path, case: Case, folder: str) -> Non
 
 # -M cuts AP but not bpref, so its geometric means are not ours
 WITH_GEOMETRIC = [
-    param for param in VERSIONS if param.values[0].geometric and param.values[0].max_docs is None
+    param
+    for param in VERSIONS
+    if isinstance(param.values[0], Case)
+    and param.values[0].geometric
+    and param.values[0].max_docs is None
 ]
 
 

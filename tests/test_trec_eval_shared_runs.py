@@ -8,11 +8,11 @@ float64 in every topic) and TREC DL 2019 and 2020 passage (graded qrels 0-3; two
 each). pytrec_eval (trec_eval 9.0.x) evaluates its ``all_trec`` family at relevance levels 1
 and 2 on the queries that are in both the run and the qrels, so our table is joined with
 ``queries="both"``; trec_eval names map to ours through the registry's templates
-(``trec_eval_references.our_measure``).
+(``support.trec_eval.our_measure``).
 
 Under ``compat="trec_eval_9"`` every value must agree with pytrec_eval to 1e-9, everywhere
 (float32 scores, 9.x's recall points). The default follows trec_eval 10.0, which changed two
-things (SPEC §2): scores are compared as doubles, and interpolated precision's recall point
+things (conventions §2): scores are compared as doubles, and interpolated precision's recall point
 ``x`` is the ``lround(x R)``-th relevant row instead of the ``(long)(x R + 0.9)``-th. So the
 default must differ from pytrec_eval exactly where those imply: given a run whose scores
 order the rows as doubles do (each score replaced by its rank, exact in float32), it agrees
@@ -40,8 +40,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import pytrec_eval
-from test_trec_eval_files import GEOMETRIC
-from trec_eval_references import TOL, our_measure
+from support.trec_eval import GEOMETRIC, TOL, our_measure
 
 import polars_graded as pg
 

@@ -1,4 +1,4 @@
-"""The rules of the table (polars_graded/validate.py, SPEC §1): bad input raises the
+"""The rules of the table (polars_graded/validate.py, conventions §1): bad input raises the
 library's own exceptions with useful messages.
 
 Errors subclass ``pg.GradedError`` (and the matching builtin, see test_errors); messages name
@@ -10,20 +10,22 @@ measure strings are test_measures_names_grammar's, bad options test_options'.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
-import oracle
 import polars as pl
 import pytest
+from support import oracle
 
 import polars_graded as pg
 
 # distinctive names, so that a message naming them cannot do so by accident
-COLS = {"query": "qid", "item": "docno", "score": "sim", "relevance": "judgment"}
+COLS: dict[str, Any] = {"query": "qid", "item": "docno", "score": "sim", "relevance": "judgment"}
 BAD_Q = 4242
 BAD_ITEM = "doc_x9"
 
 
-def table(**overrides) -> pl.DataFrame:
+def table(**overrides: Any) -> pl.DataFrame:
     data = {
         "qid": [1, 1, 1, BAD_Q, BAD_Q],
         "docno": ["a", "b", "c", BAD_ITEM, "e"],
@@ -34,7 +36,7 @@ def table(**overrides) -> pl.DataFrame:
     return pl.DataFrame(data)
 
 
-METHODS = {
+METHODS: dict[str, Callable[..., Any]] = {
     "evaluate": lambda ns, **kw: ns.evaluate(["mu_ap", "ndcg@3"], **kw),
     "summary": lambda ns, **kw: ns.summary(["mu_ap", "ndcg@3"], **kw),
     "mu_ap": lambda ns, **kw: ns.mu_ap(**kw),
@@ -52,7 +54,9 @@ METHODS = {
 }
 
 
-def raises_eager(df: pl.DataFrame, error: type[Exception], method="evaluate", **kw) -> str:
+def raises_eager(
+    df: pl.DataFrame, error: type[Exception], method: str = "evaluate", **kw: Any
+) -> str:
     """The DataFrame call itself raises ``error``; returns the message."""
     with pytest.raises(error) as info:
         METHODS[method](df.graded, **{**COLS, **kw})
@@ -60,7 +64,9 @@ def raises_eager(df: pl.DataFrame, error: type[Exception], method="evaluate", **
     return str(info.value)
 
 
-def raises_lazy_at_collect(df: pl.DataFrame, error: type[Exception], method="evaluate", **kw):
+def raises_lazy_at_collect(
+    df: pl.DataFrame, error: type[Exception], method: str = "evaluate", **kw: Any
+) -> str:
     """The LazyFrame call returns a LazyFrame without raising; collect raises ``error``."""
     lazy = METHODS[method](df.lazy().graded, **{**COLS, **kw})
     assert isinstance(lazy, pl.LazyFrame)
@@ -70,14 +76,16 @@ def raises_lazy_at_collect(df: pl.DataFrame, error: type[Exception], method="eva
     return str(info.value)
 
 
-def raises_lazy_at_call_or_collect(df: pl.DataFrame, error: type[Exception], method="evaluate"):
+def raises_lazy_at_call_or_collect(
+    df: pl.DataFrame, error: type[Exception], method: str = "evaluate"
+) -> str:
     with pytest.raises(error) as info:
         METHODS[method](df.lazy().graded, **COLS).collect()
     assert isinstance(info.value, pg.GradedError)
     return str(info.value)
 
 
-def test_valid_table_works():
+def test_valid_table_works() -> None:
     # the fixture itself is valid, so every error below comes from the one change made
     for call in METHODS.values():
         result = call(table().graded, **COLS)
@@ -89,21 +97,21 @@ def test_valid_table_works():
 
 @pytest.mark.parametrize("column", ["qid", "docno", "sim", "judgment"])
 @pytest.mark.parametrize("method", METHODS)
-def test_missing_column(column, method):
+def test_missing_column(column: str, method: str) -> None:
     df = table().drop(column)
     message = raises_eager(df, pg.MissingColumnError, method)
     assert column in message
     assert column in raises_lazy_at_call_or_collect(df, pg.MissingColumnError, method)
 
 
-def test_missing_by_column():
+def test_missing_by_column() -> None:
     message = raises_eager(table(), pg.MissingColumnError, by="runtag")
     assert "runtag" in message
     message = raises_eager(table(), pg.MissingColumnError, "summary", by=["qid_group", "runtag"])
     assert "qid_group" in message or "runtag" in message
 
 
-def test_default_names_missing():
+def test_default_names_missing() -> None:
     # with no column arguments the defaults are looked for, and the message names them
     with pytest.raises(pg.MissingColumnError) as info:
         table().graded.evaluate("ap")
@@ -112,14 +120,14 @@ def test_default_names_missing():
 
 @pytest.mark.parametrize("column", ["sim", "judgment"])
 @pytest.mark.parametrize("method", ["evaluate", "summary", "mu_ap", "mu_ap_table", "ndcng"])
-def test_string_score_or_relevance(column, method):
+def test_string_score_or_relevance(column: str, method: str) -> None:
     df = table().with_columns(pl.col(column).cast(pl.String))
     message = raises_eager(df, pg.ColumnTypeError, method)
     assert column in message
     assert column in raises_lazy_at_call_or_collect(df, pg.ColumnTypeError, method)
 
 
-def test_numeric_types_are_accepted():
+def test_numeric_types_are_accepted() -> None:
     df = table()
     expected = df.graded.evaluate(["mu_ap", "ndcg@3", "ap"], **COLS)
     for score_type, rel_type in [
@@ -139,7 +147,7 @@ def nan_score() -> pl.DataFrame:
 
 
 @pytest.mark.parametrize("method", ["evaluate", "summary", "mu_ap", "mu_ap_table", "ap", "rr"])
-def test_nan_score(method):
+def test_nan_score(method: str) -> None:
     for message in (
         raises_eager(nan_score(), pg.InvalidValueError, method),
         raises_lazy_at_collect(nan_score(), pg.InvalidValueError, method),
@@ -150,7 +158,7 @@ def test_nan_score(method):
         assert BAD_ITEM in message
 
 
-def test_nan_relevance():
+def test_nan_relevance() -> None:
     df = table(judgment=[1.0, 0.0, 2.0, float("nan"), None])
     for message in (
         raises_eager(df, pg.InvalidValueError),
@@ -167,7 +175,7 @@ def duplicated() -> pl.DataFrame:
 
 
 @pytest.mark.parametrize("method", ["evaluate", "summary", "mu_ap", "mu_ap_table", "ndcg"])
-def test_duplicate_key(method):
+def test_duplicate_key(method: str) -> None:
     for message in (
         raises_eager(duplicated(), pg.DuplicateKeyError, method),
         raises_lazy_at_collect(duplicated(), pg.DuplicateKeyError, method),
@@ -225,7 +233,7 @@ def test_the_duplicate_message_counts_every_query() -> None:
     assert raises_lazy_at_collect(df, pg.DuplicateKeyError) == expected
 
 
-def test_duplicate_key_with_by():
+def test_duplicate_key_with_by() -> None:
     df = duplicated().with_columns(runtag=pl.lit("sysZ"))
     # the same item in two systems is fine ...
     ok = pl.concat(
@@ -242,8 +250,8 @@ def test_duplicate_key_with_by():
         assert str(BAD_Q) in message
 
 
-def test_at_most_five_offending_keys_shown():
-    rows = {"qid": [], "docno": [], "sim": [], "judgment": []}
+def test_at_most_five_offending_keys_shown() -> None:
+    rows: dict[str, list[Any]] = {"qid": [], "docno": [], "sim": [], "judgment": []}
     for q in range(7):
         for it, score in (("ok", 1.0), (f"bad{q}", float("nan"))):
             rows["qid"].append(100 + q)
@@ -255,7 +263,7 @@ def test_at_most_five_offending_keys_shown():
     assert 1 <= len(shown) <= 5, message
 
 
-def test_null_item():
+def test_null_item() -> None:
     df = table(docno=["a", "b", "c", None, "e"])
     for message in (
         raises_eager(df, pg.InvalidValueError),
@@ -266,7 +274,7 @@ def test_null_item():
         assert str(BAD_Q) in message  # the offending key: the query holding a null item
 
 
-def test_null_query():
+def test_null_query() -> None:
     df = table(qid=[1, 1, 1, None, BAD_Q])
     for message in (
         raises_eager(df, pg.InvalidValueError),
@@ -277,14 +285,14 @@ def test_null_query():
         assert BAD_ITEM in message  # the offending key: the item whose query is null
 
 
-def test_streaming_collect_raises_the_same_class():
+def test_streaming_collect_raises_the_same_class() -> None:
     lazy = duplicated().lazy().graded.evaluate(["mu_ap", "ndcg@3"], **COLS)
     with pytest.raises(pg.DuplicateKeyError) as info:
         lazy.collect(engine="streaming")
     assert BAD_ITEM in str(info.value)
 
 
-def test_first_error_class_not_polars():
+def test_first_error_class_not_polars() -> None:
     # nothing leaks out as a raw polars exception
     with pytest.raises(pg.GradedError):
         nan_score().lazy().graded.summary("ndcng", **COLS).collect()
@@ -295,7 +303,7 @@ def test_first_error_class_not_polars():
 
 @pytest.mark.parametrize("lazy", [False, True])
 @pytest.mark.parametrize("method", METHODS)
-def test_empty_table(method, lazy):
+def test_empty_table(method: str, lazy: bool) -> None:
     df = table().clear()
     frame = df.lazy() if lazy else df
     result = METHODS[method](frame.graded, **COLS)
@@ -314,7 +322,7 @@ def test_empty_table(method, lazy):
 
 
 @pytest.mark.parametrize("lazy", [False, True])
-def test_empty_table_with_by(lazy):
+def test_empty_table_with_by(lazy: bool) -> None:
     df = table().clear().with_columns(runtag=pl.lit(None, dtype=pl.String))
     frame = df.lazy() if lazy else df
     for method in ("evaluate", "summary", "mu_ap_table"):
@@ -333,7 +341,7 @@ def test_reserved_column_names_are_refused(role: str) -> None:
     )
     old = {"by": "system", "query": "query", "item": "item"}[role]
     df = df.rename({old: "__pg_ranking"})
-    names = {"by": "system"} | {role: "__pg_ranking"}
+    names: dict[str, Any] = {"by": "system"} | {role: "__pg_ranking"}
     with pytest.raises(pg.InvalidValueError, match="reserved"):
         df.graded.evaluate(["ap"], **names)
 
@@ -350,12 +358,13 @@ def test_reserved_column_names_are_refused(role: str) -> None:
         {**COLS, "by": ["runtag", "runtag"]},
     ],
 )
-def test_the_columns_must_be_distinct(names: dict) -> None:
+def test_the_columns_must_be_distinct(names: dict[str, Any]) -> None:
     df = table().with_columns(runtag=pl.lit("A"))
-    for call in (
+    calls: tuple[Callable[[], object], ...] = (
         lambda: df.graded.evaluate(["ap"], **names),
         lambda: df.lazy().graded.evaluate(["ap"], **names).collect(),
-    ):
+    )
+    for call in calls:
         with pytest.raises(pg.InvalidValueError, match="the columns must be distinct"):
             call()
 
@@ -412,7 +421,7 @@ def test_an_infinite_label_is_a_data_error(label: float) -> None:
 
 
 def test_infinite_scores_are_ranked_not_refused() -> None:
-    """A score of +inf ranks first and -inf last among the retrieved rows (SPEC §1 asks only
+    """A score of +inf ranks first and -inf last among the retrieved rows (conventions §1 asks only
     for numbers that are not NaN)."""
     df = table(sim=[float("-inf"), 2.0, float("inf"), 2.0, float("-inf")])
     got = df.graded.evaluate(["rr", "ap(rel=2)", "p@1"], **COLS)

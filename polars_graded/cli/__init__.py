@@ -1,16 +1,31 @@
 """The ``polars-graded`` command: evaluate tables or TREC files, compare systems, run the demo.
 
-``polars-graded evaluate TABLE`` reads a long ``(query, item, score, relevance)`` table
-(Parquet or CSV, lazily); ``polars-graded evaluate --run RUN --qrels QRELS`` joins TREC
-files first. Both print the summary (``num_q`` and means per ``--by`` group) and can write
-the per-query values with ``-o`` (:mod:`.evaluate`). ``polars-graded report`` writes an HTML
-report, a Markdown summary and the per-query values of several systems (:mod:`.report`).
-``polars-graded demo`` runs the artificial experiment of the paper's §2.1 (:mod:`.demo`).
-``polars-graded trec-eval`` takes trec_eval's options and prints its lines (:mod:`.trec_eval`).
-``polars-graded gate`` tests a candidate against a baseline with a margin and exits 1 when it
-fails (:mod:`.gate`).
-The options the commands share, the parser and the reading of the input live in
-:mod:`.common`; the text tables in :mod:`.table`.
+One module per command:
+
+- :mod:`.evaluate`: ``polars-graded evaluate TABLE`` reads a long ``(query, item, score,
+  relevance)`` table (Parquet or CSV, lazily); ``polars-graded evaluate --run RUN --qrels
+  QRELS`` joins TREC files first. Both print the summary (``num_q`` and means per ``--by``
+  group) and can write the per-query values with ``-o``.
+- :mod:`.report`: ``polars-graded report`` writes an HTML report, a Markdown summary and the
+  per-query values of several systems.
+- :mod:`.gate`: ``polars-graded gate`` tests a candidate against a baseline with a margin and
+  exits 1 when it fails.
+- :mod:`.trec_eval`: ``polars-graded trec-eval`` takes trec_eval's options and prints its
+  lines (a package: the command, trec_eval's measures, their lines, the output).
+- :mod:`.demo`: ``polars-graded demo`` runs the artificial experiment of the paper's §2.1.
+
+What the commands share:
+
+- :mod:`.parser`: the argument parser, a command's declaration, errors and warnings as one line.
+- :mod:`.options`: the options several commands share (input, columns, ``--ties``,
+  ``--compat``, the statistics), their defaults read from the library, and their reading
+  into the library's option objects.
+- :mod:`.inputs`: reading a command's input (a TABLE, or TREC runs and qrels), checked first.
+- :mod:`.values`: option values read and checked before any work (counts, seeds, measures,
+  systems, files and folders to write).
+- The progress bar of a partitioned evaluation is the library's
+  (:mod:`polars_graded.scale.progress`, also ``evaluate_parquet(progress=True)``).
+- :mod:`.table`: the text tables the commands print.
 
 Bad input is one line on stderr, ``polars-graded: error: ...``, and exit code 2: it is
 found before the work starts where it can be (measure names, output paths, options that do
@@ -30,12 +45,12 @@ import polars as pl
 
 import polars_graded
 from polars_graded.cli import demo, evaluate, gate, report, trec_eval
-from polars_graded.cli.common import (
+from polars_graded.cli.options import measure_list
+from polars_graded.cli.parser import (
     INPUT_FAILURES,
     PROG,
     CommandError,
     Parser,
-    measure_list,
     one_line,
     show_warnings,
 )

@@ -7,16 +7,17 @@ written from the table's own numbers (:func:`demo_explanation`).
 from __future__ import annotations
 
 import argparse
+import inspect
 import itertools
 import textwrap
-from typing import Final
+from typing import Final, get_args
 
 import polars as pl
 
 from polars_graded import api, artificial
-from polars_graded.cli.common import Command, positive
+from polars_graded.cli.parser import Command
 from polars_graded.cli.table import format_table
-from polars_graded.cli.values import seed_number
+from polars_graded.cli.values import positive, seed_number
 
 DEMO_MEASURES: Final[dict[str, str]] = {
     "mu_ap": "µMAP",
@@ -24,6 +25,13 @@ DEMO_MEASURES: Final[dict[str, str]] = {
     "mean_ndcng": "mean NDCNG",
 }
 """The measures of the demo and the titles of their tables."""
+DEMO_RUNS: Final = 50
+"""Test rankings per cell: more than the library's default, for steadier means."""
+_DEFAULTS: Final = inspect.signature(artificial.artificial_rankings).parameters
+DEMO_SEED: Final[int] = _DEFAULTS["seed"].default
+DEMO_DISTRIBUTION: Final[artificial.Distribution] = _DEFAULTS["distribution"].default
+"""The seed and the label distribution: :func:`~polars_graded.artificial.artificial_rankings`'
+defaults."""
 _WIDTH = 88
 
 
@@ -38,15 +46,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     Namespace(runs=50, seed=0, distribution='uniform')
     """
     parser.add_argument(
-        "--runs", type=positive, default=50, help="test rankings per cell (default: 50)"
+        "--runs",
+        type=positive,
+        default=DEMO_RUNS,
+        help=f"test rankings per cell (default: {DEMO_RUNS})",
     )
     parser.add_argument(
-        "--seed", type=seed_number, default=0, help="random seed, an integer >= 0 (default: 0)"
+        "--seed",
+        type=seed_number,
+        default=DEMO_SEED,
+        help=f"random seed, an integer >= 0 (default: {DEMO_SEED})",
     )
     parser.add_argument(
         "--distribution",
-        choices=("uniform", "random"),
-        default="uniform",
+        choices=get_args(artificial.Distribution),
+        default=DEMO_DISTRIBUTION,
         help="labels in equal blocks per level, or a random probability per level",
     )
 
@@ -80,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def demo_table(
-    runs: int = 50, seed: int = 0, distribution: artificial.Distribution = "uniform"
+    runs: int = DEMO_RUNS,
+    seed: int = DEMO_SEED,
+    distribution: artificial.Distribution = DEMO_DISTRIBUTION,
 ) -> pl.DataFrame:
     """Mean µAP, mean NDCG and mean NDCNG over the runs, per number of levels and swaps.
 

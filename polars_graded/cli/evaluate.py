@@ -9,6 +9,7 @@ summary is :func:`polars_graded.plan.summary` of those values.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 from collections.abc import Sequence
@@ -18,36 +19,37 @@ from typing import Final
 import polars as pl
 
 from polars_graded import api, plan
-from polars_graded.cli.common import (
-    COLUMN_FLAGS,
-    SYSTEM,
-    Command,
-    CommandError,
-    InputHelp,
+from polars_graded.cli.inputs import (
     TrecFiles,
-    add_input_options,
-    add_ties_option,
-    check_folder,
-    column_options,
     is_parquet,
-    positive,
     read_table,
     reading,
     reads_table,
-    split_measures,
-    table_spec,
     trec_files,
 )
+from polars_graded.cli.options import (
+    COLUMN_FLAGS,
+    SYSTEM,
+    InputHelp,
+    add_input_options,
+    add_ties_option,
+    column_options,
+    table_spec,
+)
+from polars_graded.cli.parser import Command, CommandError
 from polars_graded.cli.table import format_table
+from polars_graded.cli.values import check_folder, positive, split_measures
 from polars_graded.defaults import DEFAULT_MEASURES, ENGINE
 from polars_graded.errors import GradedError
 from polars_graded.io import join_run_qrels, read_trec_qrels, read_trec_run
-from polars_graded.measures.names.grammar import measure_name
+from polars_graded.measures.names.parse import measure_name
 from polars_graded.options import TableSpec
 from polars_graded.report import trec_table
-from polars_graded.scale import parquet
+from polars_graded.scale import memory, parquet, partitions
 
 _OUTPUT_SUFFIXES = (".parquet", ".pq", ".csv")
+_DEFAULT_MEAN: Final[plan.MeanKind] = inspect.signature(plan.summary).parameters["mean"].default
+"""``--mean`` when not given: the summary's own default."""
 _INPUT: Final = InputHelp(
     table=(
         "a .parquet or .csv/.tsv table, a glob of them ('logs/**/*.parquet' is "
@@ -107,7 +109,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mean",
         choices=plan.MEANS,
-        default="arithmetic",
+        default=_DEFAULT_MEAN,
         help=(
             "how the printed summary averages over queries: arithmetic (default) or "
             "trec_eval's geometric mean (gm_map for ap; values below 1e-5 count as 1e-5)"
@@ -138,7 +140,7 @@ def _add_partition_options(parser: argparse.ArgumentParser) -> None:
         help=(
             "evaluate a Parquet TABLE in N partitions of whole queries (overrides the "
             "budget); never more than the rankings nor more than "
-            f"{parquet.MAX_PARTITIONS} (a warning says when capped)"
+            f"{partitions.MAX_PARTITIONS} (a warning says when capped)"
         ),
     )
     parser.add_argument(
@@ -191,7 +193,7 @@ def _per_query(
     with reading(args.table):
         if count is None:
             # The partitions' engine: splitting the table never changes a bit of the output.
-            return api.evaluate(frame, measures, **spec.options()).collect(engine=ENGINE)
+            return api.evaluate_spec(frame, measures, spec).collect(engine=ENGINE)
         return parquet.evaluate_parquet(
             args.table,
             measures,
@@ -286,13 +288,13 @@ def partition_count(args: argparse.Namespace) -> int | None:
         return int(args.partitions)
     if not in_parquet:
         return None
-    count = parquet.choose_partitions(args.table, args.memory_budget)
+    count = partitions.choose_partitions(args.table, args.memory_budget)
     return count if count > 1 else None
 
 
 def _memory_size(text: str) -> int:
     try:
-        return parquet.parse_memory(text)
+        return memory.parse_memory(text)
     except GradedError as error:
         raise argparse.ArgumentTypeError(str(error)) from error
 
@@ -307,7 +309,7 @@ def output_path(text: str | None) -> Path | None:
     >>> output_path("out.txt")
     Traceback (most recent call last):
     ...
-    polars_graded.cli.common.CommandError: cannot write 'out.txt': -o must end in .parquet or .csv
+    polars_graded.cli.parser.CommandError: cannot write 'out.txt': -o must end in .parquet or .csv
     """
     if text is None:
         return None

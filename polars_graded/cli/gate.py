@@ -16,20 +16,24 @@ from typing import Final
 import polars as pl
 
 import polars_graded
-from polars_graded.cli.common import (
+from polars_graded.cli.inputs import reading, systems_table
+from polars_graded.cli.options import (
     SYSTEM,
-    Command,
     InputHelp,
     add_input_options,
     add_statistics_option,
     add_ties_option,
-    reading,
-    split_measures,
     statistics_arguments,
-    systems_table,
     table_spec,
 )
-from polars_graded.cli.values import check_output_file, named_system, resample_count, seed_number
+from polars_graded.cli.parser import Command
+from polars_graded.cli.values import (
+    check_output_file,
+    named_system,
+    resample_count,
+    seed_number,
+    split_measures,
+)
 from polars_graded.stats.gate import GateResult, gate
 from polars_graded.stats.options import DEFAULTS, MISSING_POLICIES
 

@@ -9,29 +9,30 @@ from typing import Final
 
 import polars as pl
 
-from polars_graded.cli.common import (
+from polars_graded.cli.inputs import read_table, reading, systems_table
+from polars_graded.cli.options import (
     SYSTEM,
-    Command,
-    CommandError,
     InputHelp,
     add_input_options,
     add_statistics_option,
     add_ties_option,
-    check_folder,
-    positive,
-    read_table,
-    reading,
-    split_measures,
     statistics_arguments,
-    systems_table,
     table_spec,
 )
-from polars_graded.cli.values import named_system, resample_count, seed_number
+from polars_graded.cli.parser import Command, CommandError
+from polars_graded.cli.values import (
+    check_folder,
+    named_system,
+    positive,
+    resample_count,
+    seed_number,
+    split_measures,
+)
 from polars_graded.defaults import REPORT_MEASURES
 from polars_graded.errors import GradedError
 from polars_graded.report import build_report, require_extras
 from polars_graded.stats.options import CORRECTIONS, DEFAULTS, MISSING_POLICIES
-from polars_graded.stats.segments import join_segment_table
+from polars_graded.stats.segments import MIN_QUERIES, join_segment_table
 
 _INPUT: Final = InputHelp(
     table=(
@@ -73,9 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="output directory, created if needed; checked before any work (default: report)",
     )
     _add_statistics_options(parser)
-    parser.add_argument(
-        "--title", metavar="TEXT", default="Evaluation report", help="the report's title"
-    )
+    parser.add_argument("--title", metavar="TEXT", help="the report's title")
     parser.add_argument(
         "--differences",
         action="append",
@@ -118,8 +117,8 @@ def _add_section_options(parser: argparse.ArgumentParser) -> None:
         "--min-queries",
         metavar="N",
         type=positive,
-        default=20,
-        help="a segment with fewer queries is shown but not tested (default: 20)",
+        default=MIN_QUERIES,
+        help=f"a segment with fewer queries is shown but not tested (default: {MIN_QUERIES})",
     )
     parser.add_argument(
         "--unjudged-label",
@@ -181,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
     spec = table_spec(args, [args.by])
     frame, source = systems_table(args, spec)
     differences = split_measures(args.differences) if args.differences else None
+    title = {} if args.title is None else {"title": args.title}  # else the library's title
     with reading(args.table):
         baseline = baseline_text(args.baseline, frame, args.by)
         frame, segment = with_segments(frame, args, spec.query)
@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
             **spec.options(),
             baseline=baseline,
             **statistics_arguments(args),
-            title=args.title,
+            **title,
             differences="all" if differences == ["all"] else differences,
             source=source,
             all_pairs=args.all_pairs,
@@ -290,7 +290,7 @@ def output_folder(text: str) -> Path:
     >>> output_folder(str(folder / "notes.txt"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    polars_graded.cli.common.CommandError: cannot write the report into ...: it is a file, ...
+    polars_graded.cli.parser.CommandError: cannot write the report into ...: it is a file, ...
     """
     folder = Path(text)
     if folder.exists() and not folder.is_dir():

@@ -1,16 +1,47 @@
-"""Values typed on the command line, read and checked before any work: a seed, a count
-of resamples, a system named in a column's own type, a file to write."""
+"""Values typed on the command line, read and checked before any work: a count, a seed, a
+count of resamples, the measures of ``-m``, a system named in a column's own type, a file or
+a folder to write in.
+
+A value argparse reads (``type=``) raises :class:`argparse.ArgumentTypeError`, a usage error;
+one checked later, against the input or the disk, is a
+:class:`~polars_graded.cli.parser.CommandError`. Either is one line and exit code 2.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
 
-from polars_graded.cli.common import CommandError, check_folder, positive
+from polars_graded.cli.parser import CommandError
+from polars_graded.measures.names.grammar import split_top_level
 from polars_graded.stats.options import MAX_RESAMPLES
+
+
+def positive(text: str) -> int:
+    """An option's value that must be a whole number of at least 1.
+
+    Examples
+    --------
+    >>> positive("3")
+    3
+    >>> positive("-1e3")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a whole number of at least 1, got '-1e3'
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        msg = f"must be a whole number of at least 1, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+    if value < 1:
+        msg = f"must be at least 1, got {value}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def seed_number(text: str) -> int:
@@ -53,6 +84,47 @@ def resample_count(text: str) -> int:
     return value
 
 
+def split_measures(values: Sequence[str]) -> list[str]:
+    """Measure names from repeated and comma-separated ``-m`` values.
+
+    Commas inside brackets, braces or parentheses belong to the measure.
+
+    Examples
+    --------
+    >>> split_measures(["mu_ap,ndcg@10", "ndcg(gain={1:3,2:9})@5"])
+    ['mu_ap', 'ndcg@10', 'ndcg(gain={1:3,2:9})@5']
+    >>> split_measures([""])
+    Traceback (most recent call last):
+    ...
+    polars_graded.cli.parser.CommandError: no measure given to -m
+    """
+    names = [name for value in values for name in split_top_level(value)]
+    if not names:
+        msg = "no measure given to -m"
+        raise CommandError(msg)
+    return names
+
+
+def check_folder(folder: Path, what: str) -> None:
+    """Raise unless ``folder`` is an existing directory we may create files in.
+
+    Examples
+    --------
+    >>> check_folder(getfixture("tmp_path"), "-o")  # a folder we may write in: no error
+    >>> check_folder(Path("no/such"), "-o")
+    Traceback (most recent call last):
+    ...
+    polars_graded.cli.parser.CommandError: -o: the folder 'no/such' does not exist
+    """
+    if not folder.is_dir():
+        reason = "is not a folder" if folder.exists() else "does not exist"
+        msg = f"{what}: the folder {str(folder)!r} {reason}"
+        raise CommandError(msg)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        msg = f"{what}: permission denied in the folder {str(folder)!r}"
+        raise CommandError(msg)
+
+
 def check_output_file(text: str, option: str) -> None:
     """Raise unless ``text`` names a file we may write: not a folder, in a folder that
     exists and takes new files, not a file we may not overwrite. Checked before the work.
@@ -62,7 +134,7 @@ def check_output_file(text: str, option: str) -> None:
     >>> check_output_file(".", "--json")
     Traceback (most recent call last):
     ...
-    polars_graded.cli.common.CommandError: --json: '.' is a folder; give a file, e.g. ./verdict.json
+    polars_graded.cli.parser.CommandError: --json: '.' is a folder; give a file, e.g. ./verdict.json
     """
     path = Path(text)
     if path.is_dir():
@@ -90,7 +162,7 @@ def named_system(text: str, frame: pl.LazyFrame | pl.DataFrame, by: str, option:
     >>> named_system("x", frame, "system", "--baseline")
     Traceback (most recent call last):
     ...
-    polars_graded.cli.common.CommandError: --baseline 'x' cannot be a system of column \
+    polars_graded.cli.parser.CommandError: --baseline 'x' cannot be a system of column \
 'system', which holds Int64 values; the systems are [1, 2]
     """
     lazy = frame.lazy()

@@ -2,19 +2,35 @@
 
 The classes have descriptive names (``AveragePrecision`` in ``ap.py``); the ready-made
 instances have the short names that ir_measures users know (``AP``, ``NDCG``, ``P``, ``R``,
-...) and are re-exported here and by :mod:`polars_graded`. Where things live: ``base.py``
-(the :class:`Measure` base, its :class:`~polars_graded.measures.base.Declaration`, the shared
-checks), ``registry.py`` (the catalogue), ``grammar.py`` (measure strings), ``generate.py``
-(the README table and typing stubs), ``tie_average.py`` (closed forms under
-``ties="average"``), and a module per family: ``ap``, ``mu_ap`` (with ``mu_ap_sweep``, its
-pair sweep, and ``mu_ap_thresholds``, µMAP by threshold), ``ndcg`` and ``ndcng`` (sharing
-``gains``), ``precision`` (P, recall, R-precision, relative P), ``rank`` (RR, success),
-``err``, ``rbp`` (also trec_eval's graded RBP), ``bpref``, ``judged``, ``gap``, ``q_measure``,
-and trec_eval's: ``counts`` (num_ret, ...), ``sets`` (set_F, set_map), ``interpolated``
-(iprec_at_recall, 11pt_avg), ``utility``, ``unjudged``, ``infap``, ``g`` (G, binG),
-``ndcg_rel`` (ndcg_rel, Rndcg), with ``trec_gains`` (trec_eval's gains) and ``unaveraged``
-(the one refusal of ``ties="average"``). ``ir_names.py`` reads ir_measures' strings
-(``"ir_measures:nDCG@10"``).
+...) and are re-exported here and by :mod:`polars_graded`.
+
+Where things live
+-----------------
+This folder holds ``base.py`` (the :class:`Measure` base, its
+:class:`~polars_graded.measures.base.Declaration`, the shared checks), ``registry.py`` (the
+catalogue) and one module per family:
+
+* from the literature: ``ap``, ``mu_ap`` (µAP, the paper's), ``ndcg`` (nDCG, DCG, mean nDCG),
+  ``ndcng``, ``precision`` (P, recall, R-precision, relative P), ``rr`` (RR, success),
+  ``err``, ``rbp`` (also trec_eval's graded RBP), ``bpref``, ``judged``, ``graded_ap``
+  (GAP), ``q_measure``;
+* trec_eval's: ``counts`` (num_ret, num_rel, ...), ``sets`` (set_F, set_map),
+  ``set_utility`` (utility), ``interpolated`` (iprec_at_recall, 11pt_avg), ``unjudged``,
+  ``infap``, ``trec_g`` (G, binG), ``ndcg_rel`` (ndcg_rel, Rndcg).
+
+Beside them, three subpackages that declare no measure:
+
+* :mod:`~polars_graded.measures.names`: measure strings, with one front door,
+  :mod:`~polars_graded.measures.names.parse` (``parse_measure``, ``as_measures``,
+  ``measure_name``), over our grammar (``grammar.py``) and ir_measures' names
+  (``ir_names.py``, ``"ir_measures:nDCG@10"``);
+* :mod:`~polars_graded.measures.kernels`: computations several families share: ``gains``
+  (gains and DCG) and ``trec_gains`` (trec_eval's), ``tie_average`` (closed forms under
+  ``ties="average"``) and ``unaveraged`` (the one refusal of it), ``mu_ap_numerators`` (µAP's
+  numerator and AP at every level, as Polars plans) with ``mu_ap_sweep`` (their numpy pair
+  sweeps), and ``mu_ap_thresholds`` (µMAP by threshold);
+* :mod:`~polars_graded.measures.generated`: ``generate.py`` (the README's tables and the
+  typing stubs, run by ``python -m polars_graded.measures``) and the stubs it writes.
 
 Adding a measure
 ----------------
@@ -29,20 +45,22 @@ One module (or one class in its family's module) plus its test:
    function and instance names, ``order`` (the next number), an example with its value,
    aliases, cutoff, trec_eval and ir_measures names.
 
-The registry imports every module of this package, so nothing else is edited: the grammar,
-``pg.<function>``, ``df.graded.<function>``, ``pg.<instance>``, the CLI's list and the tests'
-trec_eval names follow. Then ``python -m polars_graded.measures --write README.md``
-rewrites the README's table and the typing stubs (``tests/test_measures_registry.py`` fails until it
-is run). Since the registry imports them while this package initialises, modules here import
-``base``, ``registry`` and their helpers only, never :mod:`polars_graded.measures` itself,
-the plan or the API (import those where they are used).
+The registry imports every module of this folder (not the subpackages), so nothing else is
+edited: the measure names, ``pg.<function>``, ``df.graded.<function>``, ``pg.<instance>``,
+the CLI's list and the tests' trec_eval names follow. Then
+``python -m polars_graded.measures --write README.md`` rewrites the README's tables and the
+typing stubs (``tests/test_measures_registry.py`` fails until it is run). Since the registry
+imports them while this package initialises, family modules import ``base``, ``registry``,
+the kernels and each other only: never :mod:`~polars_graded.measures.names` (which reads the
+registry), :mod:`polars_graded.measures` itself, the plan or the API (import those where they
+are used).
 """
 
 from typing import TYPE_CHECKING
 
 from polars_graded.measures import registry
 from polars_graded.measures.base import Measure
-from polars_graded.measures.names.grammar import (
+from polars_graded.measures.names.parse import (
     MeasureSpec,
     as_measures,
     as_named_measures,

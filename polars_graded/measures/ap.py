@@ -1,4 +1,4 @@
-"""Average precision at a relevance threshold (SPEC.md §3).
+"""Average precision at a relevance threshold (docs/conventions.md §3).
 
 ``AP^t@k = (1/R^t) * sum over the first k ranked rows p with rel(p) >= t of C^t(p) / p``,
 ``C^t(p)`` the rows with a label >= t up to position p and ``R^t`` every judged row of the

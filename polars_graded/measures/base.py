@@ -3,9 +3,8 @@
 A measure such as ``AP(rel=2) @ 10`` is a frozen, hashable object. ``str()`` gives its
 canonical name (``"ap(rel=2)@10"``), which is also the name of its result column and what
 :func:`polars_graded.parse_measure` reads back (the rule:
-:mod:`polars_graded.measures.names.grammar`,
-"Canonical names"). Calling a measure returns a copy with other parameters; ``@ k`` returns a
-copy with a cutoff.
+:mod:`polars_graded.measures.names.grammar`, "Canonical names"). Calling a measure returns a
+copy with other parameters; ``@ k`` returns a copy with a cutoff.
 
 A measure class declares everything about itself once (:mod:`polars_graded.measures` says how):
 its :class:`Declaration` (names, aliases, cutoff, the names other tools use) and its
@@ -453,7 +452,8 @@ class ThresholdMeasure(Measure):
 
 
 def safe_ratio(num: pl.Expr, den: pl.Expr) -> pl.Expr:
-    """``num / den`` as Float64, and 0.0 where ``den`` is 0 (SPEC: no relevant row -> 0).
+    """``num / den`` as Float64, and 0.0 where ``den`` is 0 (no relevant row -> 0:
+    docs/conventions.md §4).
 
     Examples
     --------

@@ -11,14 +11,15 @@ row), and
 over every judged row of the query, retrieved or not; 0 when the denominator is 0.
 Swapping the sums, ``GAP = sum_t g_t R^t AP^t@k / sum_t g_t R^t``: AP at each threshold,
 weighted by ``g_t R^t``, so GAP is AP on binary labels. The thresholds are each query's
-levels (its distinct positive labels, SPEC.md §3) with ``g_t = 1/m`` over its ``m`` levels
+levels (its distinct positive labels, docs/conventions.md §3) with ``g_t = 1/m`` over its
+``m`` levels
 (the default), or a mapping threshold -> probability. A label between two thresholds
 counts for those below it.
 
 GAP on a query's own levels is µAP's sum over relabelled rows: with ``lambda(x) = sum_{t
 <= x} g_t R^t``, ``sum_i d_i AP^(l_i)`` over the new levels is GAP's numerator and the top
-new level its denominator, so :mod:`polars_graded.measures.kernels.mu_ap_sweep` computes both
-(with cutoffs and ``ties="average"``); with ``g_t = 1`` the new labels are whole numbers.
+new level its denominator, so :mod:`polars_graded.measures.kernels.mu_ap_numerators` computes
+both (with cutoffs and ``ties="average"``); with ``g_t = 1`` the new labels are whole numbers.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from polars_graded.measures.base import (
     safe_ratio,
 )
 from polars_graded.measures.kernels.gains import format_gain
-from polars_graded.measures.kernels.mu_ap_sweep import NUMERATOR, TOP, mu_ap_numerators
+from polars_graded.measures.kernels.mu_ap_numerators import NUMERATOR, TOP, mu_ap_numerators
 from polars_graded.measures.registry import register
 from polars_graded.options import TableSpec
 from polars_graded.ranking import IDEAL_REL, POSITION, RANKED_REL, RANKING_ID, Ranked

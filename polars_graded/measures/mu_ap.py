@@ -1,10 +1,10 @@
-"""µAP: average precision averaged over every relevance threshold (SPEC.md §3-4).
+"""µAP: average precision averaged over every relevance threshold (docs/conventions.md §3-4).
 
 With a query's levels ``l_1 < ... < l_m`` (its distinct positive labels) and distances
 ``d_i = l_i - l_(i-1)`` (``l_0 = 0``), ``µAP = sum_i d_i AP^(l_i) / l_m``: the mean of
 ``AP^t`` over a threshold t sliding from 0 to the top level. The mean over queries is µMAP.
 Explicit levels are one aggregation per query; each query's own levels (the default) and the
-table's come from the pair sweep of :mod:`polars_graded.measures.kernels.mu_ap_sweep`, and
+table's come from the pair sweep of :mod:`polars_graded.measures.kernels.mu_ap_numerators`, and
 :mod:`polars_graded.measures.kernels.mu_ap_thresholds` splits µMAP by threshold.
 """
 
@@ -24,7 +24,7 @@ from polars_graded.measures.base import (
     format_number,
     param,
 )
-from polars_graded.measures.kernels.mu_ap_sweep import NUMERATOR, TOP, mu_ap_numerators
+from polars_graded.measures.kernels.mu_ap_numerators import NUMERATOR, TOP, mu_ap_numerators
 from polars_graded.measures.registry import register
 from polars_graded.options import TableSpec
 from polars_graded.ranking import RANKING_ID, Ranked
@@ -154,7 +154,7 @@ class MuAveragePrecision(Measure):
         """µAP per ranking from the exploded ranked table (see :mod:`polars_graded.ranking`).
 
         ``sum_i d_i AP^(l_i)`` over the query's own levels comes from
-        :mod:`polars_graded.measures.kernels.mu_ap_sweep`. With the table's levels the sum is
+        :mod:`polars_graded.measures.kernels.mu_ap_numerators`. With the table's levels the sum is
         the same (levels the query lacks repeat the AP of its next level up, and levels
         above its top label have AP 0); only the divisor becomes the table's top label.
         """
@@ -162,7 +162,7 @@ class MuAveragePrecision(Measure):
         sums = mu_ap_numerators(ranked, self.k, by, averaged=cols.ties.averaged)
         top = pl.col(TOP)
         if self.levels == "table":
-            # The table of a `by` group is each system's slice alone (SPEC §6); with shared
-            # judgments every slice has the same top label.
+            # The table of a `by` group is each system's slice alone (docs/conventions.md
+            # §6); with shared judgments every slice has the same top label.
             top = top.max().over(by) if by else top.max()
         return sums.select(RANKING_ID, (pl.col(NUMERATOR) / top).alias(str(self)))

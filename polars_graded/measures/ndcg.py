@@ -1,9 +1,10 @@
-"""DCG, NDCG and the mean of NDCG over cutoffs (gains and DCG itself: ``gains.py``).
+"""DCG, NDCG and the mean of NDCG over cutoffs.
 
 ``DCG@k = sum_{p <= k} gain(rel(p)) / log_b(p + 1)``; ``NDCG@k = DCG@k / IDCG@k``, IDCG the
 DCG of every judged row of the query best first (0 when IDCG is 0); mean NDCG is the mean of
 NDCG@1..NDCG@N over the N retrieved rows (the paper's Table 2 "mean"). trec_eval's ``ndcg``
-is ``ndcg(gain=linear)``; its ``ndcg.l=g`` gains are ``ndcg(gain={l:g})``.
+is ``ndcg(gain=linear)``; its ``ndcg.l=g`` gains are ``ndcg(gain={l:g})``. The gains and DCG
+are computed in :mod:`polars_graded.measures.kernels.gains`, which NDCNG shares.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""NDCNG: NDCG on normalised labels, and its mean over cutoffs (SPEC.md §4).
+"""NDCNG: NDCG on normalised labels, and its mean over cutoffs (docs/conventions.md §4).
 
 The gain of a row is the exponential gain of its label divided by the query's top label
 ``m_q``: ``2^(rel / m_q) - 1``, so every query's best row gains 1 whatever its scale.

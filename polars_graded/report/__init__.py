@@ -32,18 +32,20 @@ import shutil
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Unpack
 
 import polars as pl
 
+from polars_graded.defaults import SYSTEM
 from polars_graded.errors import InvalidValueError
-from polars_graded.report.compute import compute_report, describe, require_extras
+from polars_graded.report.compute import ReportOptions, compute_report, describe, require_extras
 from polars_graded.report.content import FILES, Description, Report, Settings
 from polars_graded.report.html import to_html
 from polars_graded.report.inputs import run_names, trec_table
 from polars_graded.report.latex import LATEX_FILE, to_latex_report
 from polars_graded.report.markdown import to_markdown
 from polars_graded.report.ties import count_ties, tie_effects
-from polars_graded.stats.compare import by_column
+from polars_graded.stats.grid import by_column
 from polars_graded.validate import check_frame
 
 __all__ = [
@@ -52,6 +54,7 @@ __all__ = [
     "Description",
     "Report",
     "ReportFiles",
+    "ReportOptions",
     "Settings",
     "build_report",
     "compute_report",
@@ -128,7 +131,7 @@ def build_report(
     *,
     system: str | None = None,
     latex: bool = False,
-    **options: object,
+    **options: Unpack[ReportOptions],
 ) -> ReportFiles:
     """Compute a report (:func:`compute_report`) and write its files into ``out_dir``.
 
@@ -146,7 +149,8 @@ def build_report(
     latex
         Also write ``report.tex`` (see :func:`write_report`).
     **options
-        The keyword arguments of :func:`compute_report`.
+        The other keyword arguments of :func:`compute_report`
+        (:class:`~polars_graded.report.compute.ReportOptions`).
 
     Returns
     -------
@@ -162,9 +166,9 @@ def build_report(
     ['report.html', 'report.md', 'per_query.parquet']
     """
     if system is not None:  # warned here, so that the warning names the caller's line
-        options["by"] = by_column(options.get("by", "system"), system)  # type: ignore[arg-type]
+        options["by"] = by_column(options.get("by", SYSTEM), system)
     check_frame(table, "build_report")
-    built = compute_report(table, measures, **options)  # type: ignore[arg-type]
+    built = compute_report(table, measures, **options)
     # latex= only when asked: write_report's callers (and stand-ins) take (report, out_dir).
     return write_report(built, out_dir, latex=True) if latex else write_report(built, out_dir)
 

@@ -19,7 +19,8 @@ from polars_graded.report.content import Description, Report, Settings
 from polars_graded.report.inputs import report_spec
 from polars_graded.report.sections import BLOCK_STEPS
 from polars_graded.report.ties import tie_effects
-from polars_graded.stats.compare import compare_with, order_systems, query_grid
+from polars_graded.stats.baseline import compare_with
+from polars_graded.stats.grid import order_systems, query_grid
 from polars_graded.stats.options import DEFAULTS, Correction, MissingPolicy, Statistics
 from polars_graded.stats.segments import MIN_QUERIES
 from polars_graded.validate import check_frame
@@ -103,6 +104,30 @@ def _per_system(lf: pl.LazyFrame, spec: TableSpec) -> pl.LazyFrame:
     ).sort("system")
 
 
+class ReportOptions(ColumnOptions, total=False):
+    """The keywords of :func:`compute_report` but ``system`` (the table's options, the tests'
+    and the report's own), for :func:`~polars_graded.report.build_report`'s ``**options``.
+
+    tests/test_report_compute.py checks that they are :func:`compute_report`'s.
+    """
+
+    baseline: str | None
+    missing: MissingPolicy
+    trials: int
+    bootstrap: int
+    confidence: float
+    alpha: float
+    seed: int
+    all_pairs: bool
+    correction: Correction
+    segment: str | Sequence[str]
+    min_queries: int
+    title: str
+    differences: Sequence[str] | Literal["all"] | None
+    source: str
+    unjudged_label: float | None
+
+
 def compute_report(
     table: pl.DataFrame | pl.LazyFrame,
     measures: Sequence[str] | str | None = None,
@@ -114,14 +139,14 @@ def compute_report(
     confidence: float = DEFAULTS.confidence,
     alpha: float = DEFAULTS.alpha,
     seed: int = DEFAULTS.seed,
-    title: str = "Evaluation report",
-    differences: Sequence[str] | Literal["all"] | None = None,
-    source: str = "",
     system: str | None = None,
-    correction: Correction = DEFAULTS.correction,
     all_pairs: bool = False,
+    correction: Correction = DEFAULTS.correction,
     segment: str | Sequence[str] = (),
     min_queries: int = MIN_QUERIES,
+    title: str = Settings.title,
+    differences: Sequence[str] | Literal["all"] | None = None,
+    source: str = "",
     unjudged_label: float | None = None,
     **columns: Unpack[ColumnOptions],
 ) -> Report:
@@ -141,24 +166,25 @@ def compute_report(
     trials, bootstrap, confidence, alpha, seed
         Randomization-test trials, bootstrap resamples, confidence level of the
         intervals, significance level, random seed.
+    system
+        Deprecated alias of ``by``.
+    all_pairs
+        Show the section "All pairs": every system against every other (``pairs="all"``
+        of :func:`~polars_graded.stats.compare.compare`).
+    correction
+        The correction across the pairs of systems (section "All pairs"; discriminative
+        power): ``"holm"`` (default), ``"bh"`` or ``"none"``.
+    segment
+        Columns of the table that put each query in a segment (a language, a market): the
+        section "Segments" tests every system against the baseline per segment.
+    min_queries
+        A segment with fewer queries is shown but not tested (default 20).
     title
         The report's title.
     differences
         Measures of the per-query difference plots: default the first, ``"all"`` each.
     source
         A line on where the data came from, shown under the title.
-    system
-        Deprecated alias of ``by``.
-    correction
-        The correction across the pairs of systems (section "All pairs"; discriminative
-        power): ``"holm"`` (default), ``"bh"`` or ``"none"``.
-    all_pairs
-        Show the section "All pairs": every system against every other.
-    segment
-        Columns of the table that put each query in a segment (a language, a market): the
-        section "Segments" tests every system against the baseline per segment.
-    min_queries
-        A segment with fewer queries is shown but not tested (default 20).
     unjudged_label
         The label an unjudged retrieved row gets in the upper scenario of the section
         "Incomplete judgments" (default: the table's top label).
@@ -196,7 +222,7 @@ def compute_report(
     lf = table.lazy()
     _require_system(lf, spec)
     names = tuple(str(m) for m in as_measures(measures or list(REPORT_MEASURES)))
-    per_query = api.evaluate(lf, list(names), **spec.options()).collect(engine=ENGINE)
+    per_query = api.evaluate_spec(lf, list(names), spec).collect(engine=ENGINE)
     settings = Settings(
         measures=names,
         baseline=_baseline(per_query, spec, baseline),
@@ -221,7 +247,7 @@ def _require_system(lf: pl.LazyFrame, spec: TableSpec) -> None:
 
 
 def _baseline(per_query: pl.DataFrame, spec: TableSpec, wanted: str | None) -> str:
-    """The baseline of :func:`~polars_graded.stats.compare.order_systems` among the systems, as
+    """The baseline of :func:`~polars_graded.stats.grid.order_systems` among the systems, as
     text."""
     systems = per_query.get_column(spec.by[0]).cast(pl.String)
     if systems.is_empty():
@@ -257,7 +283,7 @@ def _report(
         query=spec.query,
         baseline=settings.baseline,
     ).rename({system: "system"})  # the key is ``system`` in the report
-    thresholds = api.per_threshold(lf, **spec.options()).collect()
+    thresholds = api.per_threshold_spec(lf, spec).collect()
     order = _order(comparison, settings)
     report = Report(
         settings=settings,
@@ -290,7 +316,7 @@ def paired_differences(report: Report, measure: str) -> pl.DataFrame:
 
     Queries a system has no value for follow ``missing``: 0 with ``"zero"``, left out
     with ``"common"`` (only the queries every system has; see
-    :func:`~polars_graded.stats.compare.query_grid`).
+    :func:`~polars_graded.stats.grid.query_grid`).
 
     Examples
     --------

@@ -6,16 +6,23 @@ from __future__ import annotations
 import datetime as dt
 import platform
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 
 import polars as pl
 
-import polars_graded
-from polars_graded.options import DEFAULT_COMPAT, Compat, Ties
+from polars_graded.defaults import SYSTEM
+from polars_graded.options import DEFAULT_COMPAT, Compat, TableSpec, Ties
 from polars_graded.stats.options import DEFAULTS, Statistics
 from polars_graded.stats.segments import MIN_QUERIES
 
 FILES: tuple[str, str, str] = ("report.html", "report.md", "per_query.parquet")
 """The files of a report, in the order of :class:`~polars_graded.report.ReportFiles`."""
+
+try:  # read as ``polars_graded.__version__`` is: importing the package here would be a cycle
+    VERSION = version("polars-graded")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    VERSION = "0.0.0"
+"""The version of polars_graded a report names (``pg.__version__``)."""
 
 
 @dataclass(frozen=True)
@@ -75,10 +82,7 @@ def _now() -> str:
 
 
 def _versions() -> str:
-    return (
-        f"polars_graded {polars_graded.__version__}, Polars {pl.__version__}, "
-        f"Python {platform.python_version()}"
-    )
+    return f"polars_graded {VERSION}, Polars {pl.__version__}, Python {platform.python_version()}"
 
 
 @dataclass(frozen=True)
@@ -121,8 +125,8 @@ class Report:
     judgments: pl.DataFrame | None = None
     stability: pl.DataFrame | None = None
     power: pl.DataFrame | None = None
-    system: str = "system"
-    query: str = "query"
+    system: str = SYSTEM
+    query: str = TableSpec.query
     source: str = ""
     created: str = field(default_factory=_now)
     versions: str = field(default_factory=_versions)

@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping, Sequence
 
 import polars as pl
 
-import polars_graded
 from polars_graded.report.blocks import Figure, Section, Table
 from polars_graded.report.charts import (
     data_uri,
@@ -24,7 +23,7 @@ from polars_graded.report.charts import (
     threshold_lines,
 )
 from polars_graded.report.compute import paired_differences
-from polars_graded.report.content import Report
+from polars_graded.report.content import VERSION, Report
 from polars_graded.report.names import full_text, short_names
 from polars_graded.report.sections import block_sections
 from polars_graded.report.text import (
@@ -133,8 +132,7 @@ def to_html(report: Report) -> str:
         f'<p class="meta">{esc(meta)}</p>',
         f"<nav>{nav}</nav>",
         *sections,
-        f"<footer><p>polars_graded {esc(polars_graded.__version__)} · "
-        f"{esc(' · '.join(report.outputs))}</p></footer>",
+        f"<footer><p>polars_graded {esc(VERSION)} · {esc(' · '.join(report.outputs))}</p></footer>",
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'

@@ -10,17 +10,18 @@ from pathlib import Path
 
 import polars as pl
 
+from polars_graded.defaults import SYSTEM
 from polars_graded.errors import InvalidValueError
 from polars_graded.io.trec import QueriesMode, join_run_qrels, read_trec_qrels, read_trec_run
 from polars_graded.options import ColumnOptions, TableSpec
-from polars_graded.stats.compare import by_column
+from polars_graded.stats.grid import by_column
 
 
 def report_spec(columns: ColumnOptions, system: str | None = None) -> TableSpec:
     """The table spec of a report's column keywords, checked once.
 
     ``by`` names the one system column (default ``"system"``); ``system`` is its deprecated
-    alias (see :func:`~polars_graded.stats.compare.by_column`). The other keywords are those of
+    alias (see :func:`~polars_graded.stats.grid.by_column`). The other keywords are those of
     :class:`~polars_graded.options.ColumnOptions`.
 
     Examples
@@ -30,7 +31,7 @@ def report_spec(columns: ColumnOptions, system: str | None = None) -> TableSpec:
     (['run', 'query'], True)
     """
     # depth 2: the warning points at the caller of the report's function that called this.
-    by = by_column(columns.get("by", "system"), system, depth=2)
+    by = by_column(columns.get("by", SYSTEM), system, depth=2)
     return TableSpec.of({**columns, "by": (by,)})
 
 

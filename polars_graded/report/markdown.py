@@ -37,7 +37,7 @@ from polars_graded.report.text import (
     threshold_table,
 )
 from polars_graded.report.ties import tie_chunks, tie_lines, tie_rows, tie_rule
-from polars_graded.stats.compare import TIE_TOLERANCE
+from polars_graded.stats.resampling import TIE_TOLERANCE
 
 # Inline Markdown: backslash, code, emphasis, strikethrough, a cell's end, math (GitHub's
 # $...$), an underscore at a word's edge (inside a word it is literal: mu_ap), a link's ](.

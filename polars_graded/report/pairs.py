@@ -123,7 +123,7 @@ def _sentence(report: Report) -> str:
         f"α = {stats.alpha:g}. Beside it, the randomized Tukey HSD (Carterette 2012: one "
         "distribution of the largest difference of means, from permuting each query's "
         "values across the systems) controls the error over all pairs by itself. "
-        f"polars_graded.stats.pairs gives every pair of every measure.{_floor(report)}"
+        f"polars_graded.compare_pairs gives every pair of every measure.{_floor(report)}"
     )
 
 

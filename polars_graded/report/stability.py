@@ -29,7 +29,7 @@ from polars_graded.report.charts import tau_heatmap
 from polars_graded.report.content import Report
 from polars_graded.report.text import CORRECTION_NAMES, fmt, map_name, shown_thresholds
 from polars_graded.report.ties import tie_rule
-from polars_graded.stats.compare import system_means
+from polars_graded.stats.grid import system_means
 from polars_graded.stats.stability import discriminative_power, rank_correlations
 
 MIN_SYSTEMS = 3
@@ -165,7 +165,7 @@ def _gain_means(
     if not measures:
         return None
     try:
-        values = api.evaluate(lf, measures, **spec.options()).collect(engine=ENGINE)
+        values = api.evaluate_spec(lf, measures, spec).collect(engine=ENGINE)
     except InvalidValueError:  # 2^rel - 1 beyond float64 in DCG, G or Q: no gain variant
         return None
     keyed = values.select(

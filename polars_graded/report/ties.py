@@ -20,7 +20,7 @@ from polars_graded.ranking import tie_size
 from polars_graded.report.content import Report
 from polars_graded.report.inputs import report_spec
 from polars_graded.report.text import fmt_diff
-from polars_graded.stats.compare import system_means
+from polars_graded.stats.grid import system_means
 from polars_graded.stats.options import DEFAULTS, MissingPolicy
 
 TIE_RULES: dict[str, str] = {
@@ -111,7 +111,7 @@ def tie_effects(
     ``"trec_eval"`` when the report uses ``"average"``. ``per_query`` holds the values under
     ``spec.ties``; the other policy is evaluated on the systems that have tied rows only
     (without ties every policy gives the same bits). Means follow ``missing`` as the
-    summary's do (:func:`~polars_graded.stats.compare.system_means`).
+    summary's do (:func:`~polars_graded.stats.grid.system_means`).
 
     Returns
     -------
@@ -126,11 +126,10 @@ def tie_effects(
 
     Examples
     --------
-    >>> from polars_graded import evaluate
     >>> from polars_graded.report.inputs import example_table
     >>> table = example_table().with_columns(score=pl.lit(1.0))  # every row ties
     >>> spec = report_spec({})
-    >>> per_query = evaluate(table, ["rr"], **spec.options())
+    >>> per_query = api.evaluate_spec(table, ["rr"], spec)
     >>> tie_effects(table, per_query, spec, ["rr"], ["a", "b"]).select(
     ...     "system", "tied_share", "trec_eval", "average", "diff"
     ... ).rows()
@@ -181,7 +180,7 @@ def _redone(
         return keyed.select(*spec.by, spec.query, *measures)
     system = spec.by[0]
     subset = lf.filter(pl.col(system).cast(pl.String).is_in(tied))
-    values = api.evaluate(subset, list(measures), **spec.options()).collect(engine=ENGINE)
+    values = api.evaluate_spec(subset, list(measures), spec).collect(engine=ENGINE)
     kept = keyed.filter(~pl.col(system).is_in(tied)).select(values.columns)
     return pl.concat([kept, _keyed(values, spec)])
 

@@ -1,5 +1,17 @@
-"""Evaluation larger than memory: Parquet sources read in partitions of queries under a
-memory budget (:mod:`.parquet`), spilled when a partition outgrows it (:mod:`.spill`)."""
+"""Evaluation larger than memory: a Parquet source evaluated in partitions of whole queries.
+
+- :mod:`.parquet`: :func:`evaluate_parquet` and :func:`summary_parquet`, the loop over the
+  partitions (each evaluated in memory with the normal plan).
+- :mod:`.partitions`: the planning, which Spark shares (:mod:`polars_graded.spark`): how many
+  partitions, capped by the rankings; by which keys; which rows go to which.
+- :mod:`.memory`: the memory budget (``"4GiB"``, the default of half the machine) and the
+  estimate of evaluating in one go.
+- :mod:`.spill`: the split of the source on disk, one folder per partition, read back in turn.
+- :mod:`.progress`: the progress bar of ``progress=True``.
+
+The Parquet sources themselves (globs, hive folders, files that cannot be read) are
+:mod:`polars_graded.io.parquet_tables`'.
+"""
 
 from polars_graded.scale.parquet import evaluate_parquet, summary_parquet
 

@@ -4,10 +4,26 @@ Every function here takes per-query values (the output of :func:`polars_graded.e
 with a system column) or the long table itself, and returns a Polars frame. The public
 names are re-exported by :mod:`polars_graded` (``pg.compare``, ``pg.gate``, ...).
 
-Where things live: :mod:`.options` (the :class:`~polars_graded.stats.options.Statistics`
-options and their defaults), :mod:`.compare` (``pg.compare``: against a baseline, every
-pair, or per segment), :mod:`.pairs` (all pairs, compact letters), :mod:`.segments` (per
-segment of the queries), :mod:`.stability` (rank correlations, discriminative power),
-:mod:`.judgment_bounds` (what unjudged rows could change), :mod:`.gate` (the regression
-gate), :mod:`.latex` (booktabs tables).
+Where things live, the shared pieces first:
+
+- :mod:`.options`: the :class:`~polars_graded.stats.options.Statistics` options, their
+  defaults and checks;
+- :mod:`.grid`: systems x queries: the system column, the baseline first, which queries
+  count when systems lack some, the checked matrix of values;
+- :mod:`.resampling`: the bootstrap, the sign-flip randomization test, the randomized
+  Tukey HSD, the paired t-test;
+- :mod:`.corrections`: Holm, Benjamini–Hochberg, none, across tests;
+
+then the analyses built on them:
+
+- :mod:`.compare`: ``pg.compare``, the public door: checks its options and dispatches to
+  :mod:`.baseline` (every system against the baseline), :mod:`.pairs` (every pair,
+  ``pg.compare_pairs``, compact letters) or :mod:`.segments` (per segment of the queries,
+  ``pg.compare_segments``, reversals);
+- :mod:`.stability` (rank correlations, discriminative power), :mod:`.judgment_bounds`
+  (what unjudged rows could change), :mod:`.gate` (the regression gate), :mod:`.latex`
+  (booktabs tables).
+
+Imports run one way: options, then grid, resampling and corrections, then baseline, then
+pairs and segments, then compare.
 """

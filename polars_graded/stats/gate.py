@@ -2,7 +2,7 @@
 
 :func:`gate` evaluates the named measures per query (:func:`polars_graded.api.evaluate`),
 pairs the candidate's and the baseline's values on the compared queries (the missing-query
-policy of :mod:`polars_graded.stats.compare`), and runs, per measure, a one-sided non-inferiority
+policy of :mod:`polars_graded.stats.grid`), and runs, per measure, a one-sided non-inferiority
 test of ``H0: mean(candidate - baseline) <= -max_drop`` against ``H1: > -max_drop``.
 ``polars-graded gate`` (:mod:`polars_graded.cli.gate`) is its command line, for CI jobs.
 """
@@ -17,9 +17,10 @@ import numpy as np
 import polars as pl
 
 from polars_graded.api import evaluate
+from polars_graded.defaults import SYSTEM
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.options import ColumnOptions
-from polars_graded.stats.compare import by_column, query_grid
+from polars_graded.stats.grid import by_column, query_grid
 from polars_graded.stats.options import DEFAULTS, MissingPolicy, Statistics
 from polars_graded.validate import check_frame
 
@@ -63,9 +64,9 @@ def gate(
     baseline: object,
     candidate: object,
     max_drop: float,
-    alpha: float = DEFAULTS.alpha,
     missing: MissingPolicy = DEFAULTS.missing,
     bootstrap: int = DEFAULTS.bootstrap,
+    alpha: float = DEFAULTS.alpha,
     seed: int = DEFAULTS.seed,
     **columns: Unpack[ColumnOptions],
 ) -> GateResult:
@@ -81,13 +82,13 @@ def gate(
         The two systems (values of the ``by`` column), distinct.
     max_drop
         The margin, >= 0: the largest drop of the mean the candidate may show.
-    alpha
-        Level of the test, in (0, 1); the bootstrap bound is the ``alpha`` quantile.
     missing
         A query one of the two systems lacks: scores 0 (``"zero"``) or is left out
-        (``"common"``), as in :func:`polars_graded.stats.compare.compared_queries`.
+        (``"common"``), as in :func:`polars_graded.stats.grid.compared_queries`.
     bootstrap
         Bootstrap resamples of the queries for the lower bound.
+    alpha
+        Level of the test, in (0, 1); the bootstrap bound is the ``alpha`` quantile.
     seed
         Seeds the resamples; the same call gives the same numbers.
     **columns
@@ -141,7 +142,7 @@ def gate(
     ('ap', 0.0, 0.0, True)
     """
     check_frame(table, "gate")
-    by = by_column(columns.get("by", "system"), depth=2)
+    by = by_column(columns.get("by", SYSTEM), depth=2)
     columns["by"] = by  # the default too: evaluate keys rows by it
     # The gate's options, checked as the comparisons' are (the others keep their defaults).
     statistics = Statistics(missing=missing, bootstrap=bootstrap, alpha=alpha, seed=seed)

@@ -1,12 +1,12 @@
 """How far unjudged rows could move each system's mean: three evaluations of one table.
 
-A retrieved row without a label (relevance null, SPEC.md §1) counts as not relevant, so a
-system that retrieves many rows nobody judged (a new system in a shallow pool: TREC DL,
-TREC-COVID) may be underrated. :func:`judgment_bounds` evaluates the table three ways:
+A retrieved row without a label (relevance null, docs/conventions.md §1) counts as not
+relevant, so a system that retrieves many rows nobody judged (a new system in a shallow pool:
+TREC DL, TREC-COVID) may be underrated. :func:`judgment_bounds` evaluates the table three ways:
 
 - ``value``: as every other function does, unjudged retrieved rows not relevant;
 - ``unjudged_relevant``: those rows labelled ``unjudged_label`` (default the table's top
-  label), each system's own unjudged rows only (its copy of the judgments, SPEC.md §1);
+  label), each system's own unjudged rows only (its copy of the judgments, docs/conventions.md §1);
 - ``judged_only``: those rows removed from the ranking, the rows below moving up (trec_eval
   ``-J``, Sakai's condensed lists; ``judged_only=True`` of
   :class:`~polars_graded.options.ColumnOptions`);
@@ -26,12 +26,12 @@ from typing import Unpack
 import polars as pl
 
 from polars_graded import api
-from polars_graded.defaults import DEFAULT_MEASURES, ENGINE
+from polars_graded.defaults import DEFAULT_MEASURES, ENGINE, SYSTEM
 from polars_graded.errors import InvalidValueError
 from polars_graded.measures import Judged, Measure, MeasureSpec, as_named_measures
 from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.ranking import ranking_order
-from polars_graded.stats.compare import by_column, order_systems, system_means
+from polars_graded.stats.grid import by_column, order_systems, system_means
 from polars_graded.stats.options import DEFAULTS, MissingPolicy, check_count, check_missing
 from polars_graded.validate import check_frame, check_schema
 
@@ -93,8 +93,8 @@ def judgment_bounds(
     Parameters
     ----------
     table
-        The long table (SPEC.md §1) with a system column; a retrieved row (score not null)
-        with a null relevance is unjudged.
+        The long table (docs/conventions.md §1) with a system column; a retrieved row (score
+        not null) with a null relevance is unjudged.
     measures
         As for :func:`polars_graded.evaluate` (default
         :data:`~polars_graded.defaults.DEFAULT_MEASURES`). Counts (``num_ret``, ...) and
@@ -167,7 +167,7 @@ def judgment_bounds(
     [('a', 'b', 0.8333333333333333, 1.0)]
     """
     check_frame(table, "judgment_bounds")
-    spec = TableSpec.of({**columns, "by": (by_column(columns.get("by", "system")),)})
+    spec = TableSpec.of({**columns, "by": (by_column(columns.get("by", SYSTEM)),)})
     check_missing(missing)
     check_count("judged_at", judged_at)
     named = bounded_measures(measures)
@@ -185,8 +185,8 @@ def judgment_bounds(
     judged = {_free_name("judged", named): Judged @ judged_at}
     frames = pl.collect_all(
         [
-            api.evaluate(lf.drop(_UNJUDGED), {**named, **judged}, **spec.options()),
-            api.evaluate(_labelled(lf, spec, label), named, **spec.options()),
+            api.evaluate_spec(lf.drop(_UNJUDGED), {**named, **judged}, spec),
+            api.evaluate_spec(_labelled(lf, spec, label), named, spec),
             _judged_only(lf, spec, named),
             _counts(lf, spec),
         ],
@@ -303,9 +303,9 @@ def _judged_only(lf: pl.LazyFrame, spec: TableSpec, named: dict[str, Measure]) -
     rows are removed from the table, which gives the same lists."""
     if spec.ties.averaged:
         kept = lf.filter(~pl.col(_UNJUDGED)).drop(_UNJUDGED)
-        return api.evaluate(kept, named, **spec.options())
+        return api.evaluate_spec(kept, named, spec)
     condensed = replace(spec, judged_only=True)
-    return api.evaluate(lf.drop(_UNJUDGED), named, **condensed.options())
+    return api.evaluate_spec(lf.drop(_UNJUDGED), named, condensed)
 
 
 def _counts(lf: pl.LazyFrame, spec: TableSpec) -> pl.LazyFrame:
@@ -342,7 +342,7 @@ def _means(
     per_query: pl.DataFrame, systems: pl.Series, missing: MissingPolicy, spec: TableSpec
 ) -> pl.DataFrame:
     """Per system (in ``systems``' order), the mean of each value column over the compared
-    queries (:func:`~polars_graded.stats.compare.query_grid`)."""
+    queries (:func:`~polars_graded.stats.grid.query_grid`)."""
     return system_means(per_query, systems, missing, by=spec.by[0], query=spec.query)
 
 

@@ -14,6 +14,7 @@ from typing import Literal, get_args
 
 import polars as pl
 
+from polars_graded.defaults import SYSTEM
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.stats.options import DEFAULTS, check_fraction
 from polars_graded.validate import check_frame
@@ -118,7 +119,7 @@ def to_latex(
 def means_latex(
     comparison: pl.DataFrame,
     *,
-    by: str = "system",
+    by: str = SYSTEM,
     measures: Sequence[str] | None = None,
     order: Sequence[object] | None = None,
     alpha: float = DEFAULTS.alpha,

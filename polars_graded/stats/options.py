@@ -20,7 +20,7 @@ from polars_graded.errors import InvalidValueError
 
 MissingPolicy = Literal["zero", "common"]
 """Which queries a comparison counts when systems lack some (see
-:func:`~polars_graded.stats.compare.compared_queries`)."""
+:func:`~polars_graded.stats.grid.compared_queries`)."""
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 
 Correction = Literal["holm", "bh", "none"]

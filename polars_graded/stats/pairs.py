@@ -3,12 +3,13 @@ the randomized Tukey HSD.
 
 :func:`compare_pairs` (also ``compare(..., pairs="all")``) takes the per-query table of
 ``pg.evaluate(table, measures, by="system")`` and tests, per measure, every system against
-every other. It reuses :mod:`polars_graded.stats.compare`'s inputs, bootstrap and sign-flip test
-(one sign matrix and one resample matrix shared by every pair and measure) and adds the
-correction across pairs (:func:`adjust`, with :func:`benjamini_hochberg`) and the randomized
-Tukey HSD (:func:`tukey_hsd_p`), vectorised in numpy and chunked to bound memory;
-:func:`significance_matrix` shows one measure's result as a system-by-system matrix, and
-:func:`compact_letters` as letters (systems that share one do not differ significantly).
+every other. It reads the grid of :func:`~polars_graded.stats.grid.value_matrix`, and
+draws the bootstrap, the sign-flip test and the randomized Tukey HSD of
+:mod:`polars_graded.stats.resampling` (one sign matrix and one resample matrix shared by
+every pair and measure), corrected across pairs by
+:func:`~polars_graded.stats.corrections.adjust`; :func:`significance_matrix` shows one
+measure's result as a system-by-system matrix, and :func:`compact_letters` as letters
+(systems that share one do not differ significantly).
 """
 
 from __future__ import annotations
@@ -19,22 +20,21 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from polars_graded.defaults import SYSTEM
 from polars_graded.errors import InvalidValueError
-from polars_graded.stats.compare import (
-    CHUNK_ELEMENTS,
-    TIE_TOLERANCE,
-    bootstrap_means,
-    by_column,
-    holm,
-    randomization_p,
-    value_matrix,
-)
+from polars_graded.stats.corrections import adjust
+from polars_graded.stats.grid import by_column, value_matrix
 from polars_graded.stats.options import (
     DEFAULTS,
     Correction,
     MissingPolicy,
     Statistics,
-    check_correction,
+)
+from polars_graded.stats.resampling import (
+    TIE_TOLERANCE,
+    bootstrap_means,
+    randomization_p,
+    tukey_hsd_p,
 )
 from polars_graded.validate import check_frame
 
@@ -43,15 +43,15 @@ def compare_pairs(
     per_query: pl.DataFrame | pl.LazyFrame,
     measures: Sequence[str] | None = None,
     *,
-    by: str | Sequence[str] = "system",
+    by: str | Sequence[str] = SYSTEM,
     query: str = "query",
     missing: MissingPolicy = DEFAULTS.missing,
-    correction: Correction = DEFAULTS.correction,
     trials: int = DEFAULTS.trials,
     bootstrap: int = DEFAULTS.bootstrap,
     confidence: float = DEFAULTS.confidence,
     alpha: float = DEFAULTS.alpha,
     seed: int = DEFAULTS.seed,
+    correction: Correction = DEFAULTS.correction,
 ) -> pl.DataFrame:
     """Compare every pair of systems, per measure, with paired tests corrected across pairs.
 
@@ -80,7 +80,8 @@ def compare_pairs(
         - ``p_randomization``: the paired two-sided sign-flip test of
           :func:`~polars_graded.stats.compare.compare`; ``p_randomization_adjusted``: corrected
           across the pairs of the measure by ``correction``;
-        - ``p_tukey``: randomized Tukey HSD p-value (:func:`tukey_hsd_p`), which controls
+        - ``p_tukey``: randomized Tukey HSD p-value
+          (:func:`~polars_graded.stats.resampling.tukey_hsd_p`), which controls
           the error over all pairs by itself;
         - ``significant`` (Boolean): ``p_randomization_adjusted < alpha``.
 
@@ -115,7 +116,7 @@ def compare_pairs_with(
     measures: Sequence[str] | None,
     statistics: Statistics,
     *,
-    by: str = "system",
+    by: str = SYSTEM,
     query: str = "query",
 ) -> pl.DataFrame:
     """:func:`compare_pairs` with its options checked already, as ``statistics``; ``by``
@@ -154,81 +155,6 @@ def compare_pairs_with(
         schema_overrides={"measure": pl.String},
     )
     return out.with_columns(significant=pl.col("p_randomization_adjusted") < statistics.alpha)
-
-
-def benjamini_hochberg(p_values: np.ndarray) -> np.ndarray:
-    """Benjamini–Hochberg adjusted p-values along the last axis.
-
-    The ``m`` p-values sorted ascending ``p_(1) <= ... <= p_(m)`` become
-    ``min(1, min_{j >= i} m p_(j) / j)``, returned in the input's order.
-
-    Examples
-    --------
-    >>> benjamini_hochberg(np.array([0.01, 0.04, 0.03])).round(4).tolist()
-    [0.03, 0.04, 0.04]
-    """
-    p = np.asarray(p_values, dtype=np.float64)
-    m = p.shape[-1]
-    if m == 0:
-        return p.copy()
-    order = np.argsort(p, axis=-1, kind="stable")
-    scaled = m / np.arange(1, m + 1) * np.take_along_axis(p, order, axis=-1)
-    adjusted = np.minimum(1.0, np.flip(np.minimum.accumulate(np.flip(scaled, -1), -1), -1))
-    out = np.empty_like(adjusted)
-    np.put_along_axis(out, order, adjusted, axis=-1)
-    return out
-
-
-def adjust(p_values: np.ndarray, correction: Correction) -> np.ndarray:
-    """``p_values`` corrected along the last axis: Holm, Benjamini–Hochberg or unchanged.
-
-    Examples
-    --------
-    >>> p = np.array([0.01, 0.04, 0.03])
-    >>> [adjust(p, c).round(4).tolist() for c in ("holm", "bh", "none")]
-    [[0.03, 0.06, 0.06], [0.03, 0.04, 0.04], [0.01, 0.04, 0.03]]
-    """
-    check_correction(correction)
-    if correction == "holm":
-        return holm(p_values)
-    if correction == "bh":
-        return benjamini_hochberg(p_values)
-    return np.asarray(p_values, dtype=np.float64).copy()
-
-
-def tukey_hsd_p(values: np.ndarray, trials: int, rng: np.random.Generator) -> np.ndarray:
-    """Randomized Tukey HSD p-value of every pair of systems (Carterette, TOIS 2012).
-
-    ``values`` is (system, query). Each trial permutes every query's values across the
-    systems independently and takes the range (max minus min) of the systems' means; with
-    ``k`` the number of trials whose range is at least ``|mean_b - mean_a|`` (ties within
-    ``TIE_TOLERANCE`` times the sum over queries of each query's range included),
-    ``p = (1 + k) / (1 + trials)``, as the sign-flip test counts the observed arrangement.
-    Returns the (system, system) matrix of p-values, 1 on the diagonal. Sums stand for
-    means (the same order); the trials are chunked to bound memory.
-
-    Examples
-    --------
-    >>> values = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
-    >>> tukey_hsd_p(values, 99, np.random.default_rng(0)).shape
-    (3, 3)
-    """
-    n_systems, n_queries = values.shape
-    sums = values.sum(axis=1)
-    observed = np.abs(sums[None, :] - sums[:, None])
-    tolerance = TIE_TOLERANCE * np.ptp(values, axis=0).sum()
-    ranges = np.empty(trials)
-    chunk = max(1, CHUNK_ELEMENTS // (n_systems * n_queries))
-    columns = values.T[None]
-    for start in range(0, trials, chunk):
-        size = min(chunk, trials - start)
-        order = rng.random((size, n_queries, n_systems)).argsort(axis=2)
-        permuted = np.take_along_axis(columns, order, axis=2).sum(axis=1)
-        ranges[start : start + size] = permuted.max(axis=1) - permuted.min(axis=1)
-    ranges.sort()
-    at_least = trials - np.searchsorted(ranges, observed - tolerance, side="left")
-    p: np.ndarray = (1.0 + at_least) / (1.0 + trials)
-    return p
 
 
 def _means(
@@ -292,7 +218,7 @@ def significance_matrix(
     pairs: pl.DataFrame,
     measure: str,
     *,
-    by: str = "system",
+    by: str = SYSTEM,
     p_value: str = "p_randomization_adjusted",
     alpha: float = DEFAULTS.alpha,
 ) -> pl.DataFrame:
@@ -345,7 +271,7 @@ def compact_letters(
     measure: str,
     order: Sequence[object] | None = None,
     *,
-    by: str = "system",
+    by: str = SYSTEM,
     p_value: str = "p_randomization_adjusted",
     alpha: float = DEFAULTS.alpha,
 ) -> pl.DataFrame:

@@ -6,7 +6,7 @@ reverses.
 query: its language, market, length bucket, date) and compares every system with the
 baseline inside each segment, as :func:`~polars_graded.stats.compare.compare` would compare that
 segment's queries alone; the randomization p-values are then corrected across segments x
-systems (:func:`~polars_graded.stats.pairs.adjust`). A segment with fewer than
+systems (:func:`~polars_graded.stats.corrections.adjust`). A segment with fewer than
 ``min_queries`` queries is shown but not tested. :func:`segment_reversals` lists the systems
 whose order against the baseline in a tested segment is the opposite of their overall order:
 the trap of Simpson's paradox, a winner over all queries that loses within a segment. (Every
@@ -24,6 +24,7 @@ from functools import partial
 import numpy as np
 import polars as pl
 
+from polars_graded.defaults import SYSTEM
 from polars_graded.errors import (
     ColumnTypeError,
     GradedWarning,
@@ -31,16 +32,11 @@ from polars_graded.errors import (
     MissingColumnError,
 )
 from polars_graded.options import as_by
-from polars_graded.stats.compare import (
-    OUTPUT_COLUMNS,
-    TIE_TOLERANCE,
-    by_column,
-    compare_with,
-    query_grid,
-    value_matrix,
-)
+from polars_graded.stats.baseline import compare_with
+from polars_graded.stats.corrections import adjust
+from polars_graded.stats.grid import OUTPUT_COLUMNS, by_column, query_grid, value_matrix
 from polars_graded.stats.options import DEFAULTS, Correction, MissingPolicy, Statistics, check_count
-from polars_graded.stats.pairs import adjust
+from polars_graded.stats.resampling import TIE_TOLERANCE
 from polars_graded.validate import check_frame
 
 SEGMENT_COLUMNS = (
@@ -89,17 +85,17 @@ def compare_segments(
     measures: Sequence[str] | None = None,
     *,
     segment: str | Sequence[str],
-    by: str | Sequence[str] = "system",
+    by: str | Sequence[str] = SYSTEM,
     query: str = "query",
     baseline: object | None = None,
-    min_queries: int = MIN_QUERIES,
-    correction: Correction = DEFAULTS.correction,
     missing: MissingPolicy = DEFAULTS.missing,
     trials: int = DEFAULTS.trials,
     bootstrap: int = DEFAULTS.bootstrap,
     confidence: float = DEFAULTS.confidence,
     alpha: float = DEFAULTS.alpha,
     seed: int = DEFAULTS.seed,
+    correction: Correction = DEFAULTS.correction,
+    min_queries: int = MIN_QUERIES,
 ) -> pl.DataFrame:
     """Compare every system with a baseline within each segment of the queries.
 
@@ -118,18 +114,18 @@ def compare_segments(
         As in :func:`polars_graded.stats.compare.compare`; the baseline and the compared
         queries are chosen once, over the whole table (a system that lacks a segment's
         query scores 0 for it with ``missing="zero"``).
-    min_queries
-        A segment with fewer compared queries is shown (means and intervals) but not
-        tested: its p-values are null and ``note`` says so.
-    correction
-        How the randomization p-values of each measure are corrected across the tested
-        segments x the non-baseline systems: ``"holm"`` (default), ``"bh"``
-        (Benjamini–Hochberg) or ``"none"``.
     alpha
         Level at which ``significant`` is set, on ``p_randomization_adjusted``.
     seed
         Every segment is tested with this seed, so a segment's numbers are those of
         :func:`~polars_graded.stats.compare.compare` on its queries alone.
+    correction
+        How the randomization p-values of each measure are corrected across the tested
+        segments x the non-baseline systems: ``"holm"`` (default), ``"bh"``
+        (Benjamini–Hochberg) or ``"none"``.
+    min_queries
+        A segment with fewer compared queries is shown (means and intervals) but not
+        tested: its p-values are null and ``note`` says so.
 
     Returns
     -------
@@ -208,7 +204,7 @@ def compare_segments_with(
     statistics: Statistics,
     *,
     segment: str | Sequence[str],
-    by: str = "system",
+    by: str = SYSTEM,
     query: str = "query",
     baseline: object | None = None,
     min_queries: int = MIN_QUERIES,
@@ -268,7 +264,7 @@ def segment_reversals(segments: pl.DataFrame, *, by: str = "system") -> pl.DataF
 
     A row of :func:`compare_segments`' result is a reversal when its segment is tested
     (at least ``min_queries`` queries) and its ``diff`` and ``overall_diff`` have opposite
-    signs, each beyond :data:`~polars_graded.stats.compare.TIE_TOLERANCE` (a difference of 0 is
+    signs, each beyond :data:`~polars_graded.stats.resampling.TIE_TOLERANCE` (a difference of 0 is
     no order): the system is better than the baseline overall but worse in the segment,
     or the reverse (the trap of Simpson's paradox).
 

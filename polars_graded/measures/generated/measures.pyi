@@ -28,10 +28,10 @@ from polars_graded.measures.rbp import (
     TrecRankBiasedPrecisionResidual,
 )
 from polars_graded.measures.rr import ReciprocalRank, SuccessAtK
+from polars_graded.measures.set_utility import SetUtility
 from polars_graded.measures.sets import SetAveragePrecision, SetFMeasure
 from polars_graded.measures.trec_g import BinaryG, NormalizedGain
 from polars_graded.measures.unjudged import UnjudgedShare
-from polars_graded.measures.utility import SetUtility
 
 __all__ = [
     "AP",

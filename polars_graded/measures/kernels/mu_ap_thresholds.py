@@ -1,13 +1,13 @@
 """Where µMAP comes from: MAP at every relevance threshold, and each threshold's share.
 
-µAP is the distance-weighted mean of AP over the relevance levels (SPEC.md §3-4), so µMAP
-is a mean over queries of a mean over thresholds. :func:`per_threshold` lists, per
+µAP is the distance-weighted mean of AP over the relevance levels (docs/conventions.md
+§3-4), so µMAP is a mean over queries of a mean over thresholds. :func:`per_threshold` lists, per
 threshold of the table (the left half of the paper's Fig. 6), MAP and two ways it adds up
 to a µMAP: with each query's own levels (``mu_ap``, the summary's µMAP: ``contribution``)
 and with the levels of the whole table (``mu_ap(levels="table")``: ``weight``).
 
 Bounded on continuous labels: AP at every level of every query comes from one pair sweep
-(:func:`polars_graded.measures.kernels.mu_ap_sweep.ap_at_levels`, O(rows log rows)), and a
+(:func:`polars_graded.measures.kernels.mu_ap_numerators.ap_at_levels`, O(rows log rows)), and a
 query's AP, a step function of the threshold, reaches the table's thresholds through a
 difference array: never one AP pass per threshold, never rows x levels.
 """
@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 
 from polars_graded.errors import InvalidValueError
-from polars_graded.measures.kernels.mu_ap_sweep import AP_AT_LEVEL, ap_at_levels
+from polars_graded.measures.kernels.mu_ap_numerators import AP_AT_LEVEL, ap_at_levels
 from polars_graded.options import TableSpec
 from polars_graded.ranking import RANKING_ID, explode_ranked, number_rankings, ranked_lists
 

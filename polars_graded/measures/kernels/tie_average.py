@@ -23,9 +23,9 @@ relevant ones, after ``C`` relevant rows in earlier groups:
   ``c C``, ``c`` and ``c(c-1)`` count pairs of rows with both labels >= t, so every pair of
   relevant rows adds its weight to each threshold up to ``min(label_a, label_b)``:
   ``H_g / n_g`` when the later row is in g (and for a row of g with itself),
-  ``2 G_g / (n_g (n_g - 1))`` for two rows of g. :mod:`~polars_graded.measures.kernels.mu_ap_sweep`
-  adds up the pairs in O(rows log rows) with :func:`tie_group_weights` and
-  :func:`later_in_group`, never a row per level.
+  ``2 G_g / (n_g (n_g - 1))`` for two rows of g.
+  :mod:`~polars_graded.measures.kernels.mu_ap_numerators` adds up the pairs in O(rows log
+  rows) with :func:`tie_group_weights` and :func:`later_in_group`, never a row per level.
 
 Untied rows (groups of one) take the plain formulas' arithmetic, so a table without ties
 gives the same bits under every tie policy.

@@ -21,31 +21,23 @@ Canonical names
   sorted (``levels=[3,1,2]`` is ``levels=[1,2,3]``), gain mappings sorted by label;
 * no spaces; the cutoff last (``@10``).
 
-:func:`measure_name` gives the canonical name of any measure string; to choose the column
-names yourself, pass a mapping ``{"name": measure}`` to ``evaluate`` or ``summary``.
+:func:`~polars_graded.measures.names.parse.measure_name` gives the canonical name of any
+measure string; to choose the column names yourself, pass a mapping ``{"name": measure}`` to
+``evaluate`` or ``summary``.
 
-ir_measures' names
-------------------
-After the prefix ``ir_measures:`` (:data:`IR_MEASURES_PREFIX`), a string is read in
-ir_measures' syntax and sense (:mod:`polars_graded.measures.names.ir_names`):
-``"ir_measures:nDCG@10"`` is trec_eval's linear-gain nDCG, ``ndcg(gain=linear)@10``, where
-``"nDCG@10"`` is our exponential-gain ``ndcg@10``. Its column is named by the string after the
-prefix, as written (``nDCG@10``), to line up with ir_measures' output.
+This module reads our own grammar only: :func:`~polars_graded.measures.names.parse.parse_measure`
+is the front door, which hands a string after the prefix ``ir_measures:`` to
+:mod:`~polars_graded.measures.names.ir_names` instead.
 """
 
 from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from polars_graded.errors import (
-    GradedError,
-    InvalidValueError,
-    MeasureParameterError,
-    UnknownMeasureError,
-)
+from polars_graded.errors import GradedError, MeasureParameterError, UnknownMeasureError
 from polars_graded.measures.base import Measure
 from polars_graded.measures.registry import ALIASES, MEASURES
 
@@ -53,10 +45,6 @@ MAX_MEASURE_LENGTH = 1000
 """The longest measure string the grammar reads (characters); longer ones are refused."""
 MAX_ENTRIES = 100
 """The most entries a list (``levels=[...]``) or gain mapping (``{1:3,...}``) may hold."""
-IR_MEASURES_PREFIX = "ir_measures:"
-"""A measure string starting with this is read in ir_measures' syntax and sense."""
-MeasureSpec = Measure | str | Sequence[Measure | str] | Mapping[str, Measure | str]
-"""What every entry point takes as measures: one, a list, or a mapping output name -> measure."""
 
 # No two quantifiers here can match the same text, so a match never backtracks.
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -78,21 +66,43 @@ def valid_names() -> str:
     return ", ".join(MEASURES)
 
 
-def parse_measure(text: str) -> Measure:
-    """Read a measure from its name, e.g. ``"ap(rel=2)@10"``.
+def checked_text(text: object) -> str:
+    """``text``, if it is a string of at most :data:`MAX_MEASURE_LENGTH` characters.
+
+    Raises
+    ------
+    UnknownMeasureError
+        It is longer, or not a string (the message lists the valid names).
+
+    Examples
+    --------
+    >>> checked_text("ap@10")
+    'ap@10'
+    """
+    if isinstance(text, str) and len(text) > MAX_MEASURE_LENGTH:
+        msg = (
+            f"cannot read {excerpt(text)} as a measure: it has {len(text)} characters, and a "
+            f"measure string has at most {MAX_MEASURE_LENGTH}; valid names: {valid_names()}"
+        )
+        raise UnknownMeasureError(msg)
+    if not isinstance(text, str):
+        raise _unreadable(text, "not a string")
+    return text
+
+
+def parse_grammar(text: str) -> Measure:
+    """Read a measure string of our grammar, e.g. ``"ap(rel=2)@10"``.
 
     Parameters
     ----------
     text
-        ``name[(param=value, ...)][@k]``; the name is case-insensitive. Or, after the
-        prefix ``ir_measures:``, an ir_measures measure string (``"ir_measures:nDCG@10"``,
-        see the module docstring). At most :data:`MAX_MEASURE_LENGTH` (1000) characters; read
-        in time linear in its length.
+        ``name[(param=value, ...)][@k]``; the name is case-insensitive. At most
+        :data:`MAX_MEASURE_LENGTH` (1000) characters; read in time linear in its length.
 
     Returns
     -------
     Measure
-        The measure object; ``str()`` of it is the canonical name (see :func:`measure_name`).
+        The measure object; ``str()`` of it is the canonical name.
 
     Raises
     ------
@@ -104,27 +114,10 @@ def parse_measure(text: str) -> Measure:
 
     Examples
     --------
-    >>> from polars_graded import parse_measure
-    >>> str(parse_measure("AP(rel=2.0)@10"))
+    >>> str(parse_grammar("AP(rel=2.0)@10"))
     'ap(rel=2)@10'
-    >>> str(parse_measure("ir_measures:nDCG@10"))  # trec_eval 9.x's, as pytrec_eval computes
-    'ndcg(compat=trec_eval_9,gain=linear)@10'
     """
-    if isinstance(text, str) and len(text) > MAX_MEASURE_LENGTH:
-        msg = (
-            f"cannot read {excerpt(text)} as a measure: it has {len(text)} characters, and a "
-            f"measure string has at most {MAX_MEASURE_LENGTH}; valid names: {valid_names()}"
-        )
-        raise UnknownMeasureError(msg)
-    if not isinstance(text, str):
-        raise _unreadable(text, "not a string")
-    ir_text = ir_measures_text(text)
-    if ir_text is not None:
-        # Deferred: ir_names reads measure strings through this module.
-        from polars_graded.measures.names.ir_names import ir_measure
-
-        return ir_measure(ir_text)
-    parts = _scan(text)
+    parts = _scan(checked_text(text))
     name = parts.name.lower()
     base = MEASURES.get(ALIASES.get(name, name))
     if base is None:
@@ -145,57 +138,6 @@ def parse_measure(text: str) -> Measure:
             raise MeasureParameterError(msg)
         params["k"] = int(parts.k)
     return base(**params)
-
-
-def measure_name(measure: Measure | str) -> str:
-    """The canonical name of a measure: the name of its result column.
-
-    Parameters defaulted are dropped, the others sorted, numbers written in their shortest
-    form (see the module docstring, "Canonical names"); pass a mapping
-    ``{"my name": measure}`` to ``evaluate`` or ``summary`` to name a column yourself.
-
-    Parameters
-    ----------
-    measure
-        A measure object or string, e.g. ``"RBP(p=0.8, rel=1)@5"``.
-
-    Returns
-    -------
-    str
-        The name its result column gets.
-
-    Raises
-    ------
-    UnknownMeasureError, MeasureParameterError
-        As :func:`parse_measure`.
-
-    Examples
-    --------
-    >>> import polars_graded as pg
-    >>> pg.measure_name("rbp(p=0.8,rel=1)@5")
-    'rbp@5'
-    >>> pg.measure_name("MAP(rel=2.0)")
-    'ap(rel=2)'
-    >>> pg.measure_name("ir_measures:nDCG@10")
-    'nDCG@10'
-    """
-    if isinstance(measure, str):  # an ir_measures string is named as written
-        return next(iter(as_named_measures(measure)))
-    return str(as_measures(measure)[0])
-
-
-def ir_measures_text(text: str) -> str | None:
-    """The ir_measures string after the prefix ``ir_measures:``, stripped; ``None`` without it.
-
-    Examples
-    --------
-    >>> ir_measures_text(" ir_measures: nDCG@10 "), ir_measures_text("ndcg@10")
-    ('nDCG@10', None)
-    """
-    head = text.lstrip()
-    if head.startswith(IR_MEASURES_PREFIX):
-        return head[len(IR_MEASURES_PREFIX) :].strip()
-    return None
 
 
 def split_top_level(text: str, *, error: type[GradedError] = UnknownMeasureError) -> list[str]:
@@ -349,125 +291,3 @@ def _pair(text: str, measure: str) -> tuple[float, float]:
         msg = f"{measure}: expected label:gain in a gain mapping, got {excerpt(text)}"
         raise MeasureParameterError(msg)
     return _number(label.strip(), measure), _number(gain.strip(), measure)
-
-
-def as_measure(item: object) -> Measure:
-    """One measure from a measure object or its name.
-
-    Examples
-    --------
-    >>> str(as_measure("MAP@10"))
-    'ap@10'
-    """
-    if isinstance(item, str):
-        return parse_measure(item)
-    if isinstance(item, Measure):
-        return item
-    msg = f"expected a measure or its name, got {excerpt(item)}; valid names: {valid_names()}"
-    raise UnknownMeasureError(msg)
-
-
-def as_measures(measures: MeasureSpec) -> list[Measure]:
-    """Normalise a measure, a name or a list of them to a list of measures, without repeats.
-
-    A mapping output name -> measure is refused rather than stripped of its names: where
-    output names are taken, :func:`as_named_measures` reads them.
-
-    Examples
-    --------
-    >>> [str(m) for m in as_measures(["ap", "AP(rel=1)", "p@5"])]
-    ['ap', 'p@5']
-    """
-    if isinstance(measures, Mapping):
-        msg = (
-            "output names (a mapping name -> measure) are not taken here; pass a list of "
-            f"measures, e.g. {[str(m) for m in as_named_measures(measures).values()]}"
-        )
-        raise InvalidValueError(msg)
-    return list(as_named_measures(measures).values())
-
-
-def as_named_measures(measures: MeasureSpec) -> dict[str, Measure]:
-    """Output column name -> measure, in order.
-
-    A mapping keeps its names (non-empty strings, one per measure); a measure, a name or a
-    list gives each measure under its canonical name (an ``ir_measures:`` string under the
-    string after the prefix), without repeats (the first name of a measure is kept).
-
-    Examples
-    --------
-    >>> named = as_named_measures({"rbp80": "rbp(p=0.8)@5", "top": "ndcg@10"})
-    >>> {name: str(m) for name, m in named.items()}
-    {'rbp80': 'rbp@5', 'top': 'ndcg@10'}
-    >>> list(as_named_measures(["ap", "AP(rel=1)", "p@5"]))
-    ['ap', 'p@5']
-    >>> list(as_named_measures(["ir_measures:nDCG@10", "ir_measures:NDCG@10", "ndcg@10"]))
-    ['nDCG@10', 'ndcg@10']
-    >>> list(as_named_measures(["ir_measures:nDCG@10", "ndcg(gain=linear)@10"]))  # 9.x, 10.0
-    ['nDCG@10', 'ndcg(gain=linear)@10']
-    """
-    named: dict[str, Measure] = {}
-    if isinstance(measures, Mapping):
-        names_of: dict[Measure, str] = {}
-        for name, item in measures.items():
-            check_output_name(name)
-            measure = as_measure(item)
-            if measure in names_of:
-                msg = (
-                    f"the measure {str(measure)!r} is named twice, {names_of[measure]!r} and "
-                    f"{name!r}: give each measure one name"
-                )
-                raise InvalidValueError(msg)
-            names_of[measure] = name
-            named[name] = measure
-    else:
-        items: object = [measures] if isinstance(measures, Measure | str) else measures
-        if not isinstance(items, Iterable):
-            msg = (
-                f"expected a measure, its name, a list of them or a mapping name -> measure, "
-                f"got {excerpt(measures)}; valid names: {valid_names()}"
-            )
-            raise UnknownMeasureError(msg)
-        seen: set[Measure] = set()
-        for item in items:
-            measure = as_measure(item)
-            name = _default_name(item, measure)
-            if measure in seen:
-                continue
-            if name in named:
-                msg = f"two measures are named {name!r}: {named[name]!r} and {measure!r}"
-                raise InvalidValueError(msg)
-            seen.add(measure)
-            named[name] = measure
-    if not named:
-        msg = f"no measures given; valid names: {valid_names()}"
-        raise UnknownMeasureError(msg)
-    return named
-
-
-def _default_name(item: object, measure: Measure) -> str:
-    """The column name of a measure given without one: its canonical name, or the
-    ir_measures string as written."""
-    ir_text = ir_measures_text(item) if isinstance(item, str) else None
-    return str(measure) if ir_text is None else ir_text
-
-
-RESERVED_PREFIX = "__pg_"
-"""Column names the evaluation uses internally start with this; output names may not."""
-
-
-def check_output_name(name: object) -> str:
-    """A name for an output column: a non-empty string not starting with ``__pg_``.
-
-    Examples
-    --------
-    >>> check_output_name("rbp80")
-    'rbp80'
-    """
-    if not isinstance(name, str) or not name.strip():
-        msg = f"an output name must be a non-empty string, got {excerpt(name)}"
-        raise InvalidValueError(msg)
-    if name.startswith(RESERVED_PREFIX):
-        msg = f"output name {name!r}: names starting with {RESERVED_PREFIX!r} are reserved"
-        raise InvalidValueError(msg)
-    return name

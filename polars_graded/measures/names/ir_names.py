@@ -5,8 +5,8 @@ numbers, quoted strings, ``True``/``False``/``None`` or ``{label: gain}`` mappin
 sets the cutoff (IPrec's recall level, :data:`AT_PARAMETERS`); names are case-sensitive.
 Some names mean something else here (ir_measures' ``nDCG`` is trec_eval's, linear gain; our
 ``ndcg`` the paper's, exponential gain), so a string is read in ir_measures' sense only after
-the prefix ``ir_measures:`` (:data:`~polars_graded.measures.names.grammar.IR_MEASURES_PREFIX`),
-never by letter case. Reading one is linear in its length and bounded as the grammar's own
+the prefix ``ir_measures:`` (:data:`IR_MEASURES_PREFIX`, :func:`ir_measures_text`), never by
+letter case. Reading one is linear in its length and bounded as the grammar's own
 strings; nothing is evaluated as code.
 
 Each measure class declares the ir_measures names that are its measure, in
@@ -41,8 +41,10 @@ from typing import NoReturn
 from polars_graded.errors import MeasureParameterError, UnknownMeasureError
 from polars_graded.measures import registry
 from polars_graded.measures.base import Measure, format_number, param_info
-from polars_graded.measures.names.grammar import MAX_ENTRIES, excerpt, parse_measure
+from polars_graded.measures.names.grammar import MAX_ENTRIES, excerpt, parse_grammar
 
+IR_MEASURES_PREFIX = "ir_measures:"
+"""A measure string starting with this is read in ir_measures' syntax and sense."""
 Number = int | float
 IrValue = bool | int | float | str | dict[Number, Number] | None
 """A parameter value as ir_measures reads it (a mapping holds numbers only here)."""
@@ -75,6 +77,20 @@ _SYNTAX = "Name(param=value, ...)@at"
 OPTIONAL_CUTOFF = "[@{k}]"
 """How a declared measure string ends when the ir_measures measure takes a cutoff but needs
 none."""
+
+
+def ir_measures_text(text: str) -> str | None:
+    """The ir_measures string after the prefix ``ir_measures:``, stripped; ``None`` without it.
+
+    Examples
+    --------
+    >>> ir_measures_text(" ir_measures: nDCG@10 "), ir_measures_text("ndcg@10")
+    ('nDCG@10', None)
+    """
+    head = text.lstrip()
+    if head.startswith(IR_MEASURES_PREFIX):
+        return head[len(IR_MEASURES_PREFIX) :].strip()
+    return None
 
 
 @dataclass(frozen=True)
@@ -385,7 +401,7 @@ def _build(name: str, entry: Entry, params: Mapping[str, IrValue | Placeholder])
     template = entry.template.removesuffix(OPTIONAL_CUTOFF)
     wanted = [field for _, field, _, _ in string.Formatter().parse(template) if field]
     filled = {field: _filled(name, field, params) for field in wanted}
-    measure = parse_measure(template.format(**filled))
+    measure = parse_grammar(template.format(**filled))
     literal = {p for p, v in entry.selects.items() if not isinstance(v, Placeholder)}
     used = {_param(name, field) for field in wanted} | literal
     rest = {p: v for p, v in params.items() if p not in used}

@@ -1,19 +1,19 @@
 """The oracle of the tie policies (``ties=``): expected values by enumeration (not a test).
 
-Plain Python on top of :mod:`oracle`, nothing imported from polars_graded. Each
+Plain Python on top of :mod:`support.oracle`, nothing imported from polars_graded. Each
 ``(by..., query)`` of a table is read into its rows; the retrieved rows (score not null) are
-sorted by score descending and cut into tie groups (maximal runs of equal scores, SPEC §2):
+sorted by score descending and cut into tie groups (maximal runs of equal scores, conventions §2):
 scores compared as float64, as trec_eval 10.0 does (the default), or as float32 with
 ``compat="trec_eval_9"`` (9.x and pytrec_eval), where scores equal in their first ~7
 significant digits tie. Then:
 
-- ``"trec_eval"``: within a group, item descending (:func:`oracle.trec_eval_order`);
+- ``"trec_eval"``: within a group, item descending (:func:`support.oracle.trec_eval_order`);
 - ``"input"``: within a group, the order of the rows in the table;
 - ``"optimistic"``: higher label first, null (unjudged) last, then item descending;
 - ``"pessimistic"``: lower label first, null (unjudged) first, then item descending;
 - ``"average"``: the mean of the measure over ALL orderings of every tie group
   (``itertools.permutations`` per group, ``itertools.product`` over the groups), each
-  ordering scored by :class:`oracle.RefQuery` exactly as an ordinary ranked list (the
+  ordering scored by :class:`support.oracle.RefQuery` exactly as an ordinary ranked list (the
   expected value of McSherry and Najork, ECIR 2008).
 
 Unretrieved rows (null score) are in no tie group: they only count in the judgments, so the
@@ -35,11 +35,23 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Sequence
+from typing import Literal
 
 import polars as pl
-from oracle import REFERENCE, Label, RefQuery, Row, compared, read_queries, uses_float32
 
-POLICIES = ("trec_eval", "input", "optimistic", "pessimistic", "average")
+from support.oracle import (
+    REFERENCE,
+    Key,
+    Label,
+    RefQuery,
+    Row,
+    compared,
+    read_queries,
+    uses_float32,
+)
+
+Policy = Literal["trec_eval", "input", "optimistic", "pessimistic", "average"]
+POLICIES: tuple[Policy, ...] = ("trec_eval", "input", "optimistic", "pessimistic", "average")
 """The tie policies, written here from their definitions (not read from the library)."""
 
 
@@ -70,7 +82,7 @@ def _label_key(label: Label) -> float:
 
 def within_tie(group: Sequence[Row], ties: str) -> list[Row]:
     """One tie group in the order the (deterministic) policy ``ties`` gives it."""
-    by_item = sorted(group, key=lambda r: r.item, reverse=True)  # type: ignore[arg-type, return-value]
+    by_item = sorted(group, key=lambda r: r.item, reverse=True)
     if ties == "trec_eval":
         return by_item
     if ties == "input":
@@ -131,7 +143,7 @@ def policy_values(
     by: Sequence[str] = (),
     *,
     compat: str = "trec_eval_10",
-) -> dict[tuple, dict[str, float]]:
+) -> dict[Key, dict[str, float]]:
     """``{(by..., query): {measure: value}}`` under tie policy ``ties`` (a name in POLICIES).
 
     ``measures`` are canonical names, keys of :data:`oracle.REFERENCE`; ``compat`` the
@@ -150,7 +162,7 @@ def policy_values(
     """
     float32 = uses_float32(compat)
     rows, levels = read_queries(df, by)
-    out: dict[tuple, dict[str, float]] = {}
+    out: dict[Key, dict[str, float]] = {}
     for key, query_rows in rows.items():
         judged = [r.label for r in query_rows if r.label is not None]
         table_levels = levels[key[: len(by)]]

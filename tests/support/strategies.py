@@ -1,13 +1,16 @@
 """Hypothesis strategies for valid long (query, item, score, relevance) tables.
 
-A drawn table follows SPEC.md §1: one row per (by..., query, item); ``score`` null means
+A drawn table follows conventions.md §1: one row per (by..., query, item); ``score`` null means
 judged but not retrieved, ``relevance`` null means retrieved but unjudged (never both null,
 as after a run/qrels full outer join). :func:`long_tables` draws every kind of label,
 :func:`perfect_tables` perfect rankings, :func:`tied_tables` heavy score ties (for the tie
-policies). The seeded numpy table and the hostile tables are in conftest.py.
+policies). The seeded numpy table is in :mod:`support.tables`, tables of random dtypes and
+hostile values in :mod:`support.hostile_tables`.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import polars as pl
 from hypothesis import strategies as st
@@ -15,7 +18,7 @@ from hypothesis import strategies as st
 # integer labels with a spam level (-2), the non-relevant 0 and several relevant levels
 INT_LABELS = st.integers(min_value=-2, max_value=6)
 # continuous labels; multiples of 1/8 stay distinct also as float32, so they can double as
-# scores under either release's comparison (SPEC §2)
+# scores under either release's comparison (conventions §2)
 CONTINUOUS_LABELS = st.integers(min_value=-8, max_value=48).map(lambda x: x / 8)
 BINARY_LABELS = st.integers(min_value=0, max_value=1)
 
@@ -28,21 +31,27 @@ SCORES = st.one_of(
 )
 
 
-def label_strategy(kind: str) -> st.SearchStrategy:
+Label = float | int | None
+"""A drawn relevance label; None is an unjudged row."""
+Row = tuple[int, float | None, Label]
+"""A drawn row of one system: (item, score, label)."""
+
+
+def label_strategy(kind: str) -> st.SearchStrategy[float]:
     return {"int": INT_LABELS, "continuous": CONTINUOUS_LABELS, "binary": BINARY_LABELS}[kind]
 
 
 @st.composite
 def query_rows(
-    draw,
+    draw: st.DrawFn,
     *,
-    labels: st.SearchStrategy,
+    labels: st.SearchStrategy[float],
     max_items: int,
     n_systems: int,
     null_score: bool,
     null_relevance: bool,
     shared_judgments: bool,
-):
+) -> list[list[Row]]:
     """Rows of one query (at least one: a query exists through its rows), per system."""
     items = draw(
         st.lists(
@@ -50,12 +59,12 @@ def query_rows(
         )
     )
 
-    def one_label():
+    def one_label() -> Label:
         if null_relevance and draw(st.integers(0, 4)) == 0:
             return None
         return draw(labels)
 
-    def one_score(label):
+    def one_score(label: Label) -> float | None:
         if null_score and label is not None and draw(st.integers(0, 3)) == 0:
             return None
         return draw(SCORES)
@@ -72,7 +81,7 @@ def query_rows(
 
 @st.composite
 def long_tables(
-    draw,
+    draw: st.DrawFn,
     *,
     labels: str | None = None,
     max_queries: int = 4,
@@ -98,7 +107,13 @@ def long_tables(
             max_size=n_queries,
         )
     )
-    columns: dict[str, list] = {"system": [], "query": [], "item": [], "score": [], "relevance": []}
+    columns: dict[str, list[Any]] = {
+        "system": [],
+        "query": [],
+        "item": [],
+        "score": [],
+        "relevance": [],
+    }
     for q in query_ids:
         per_system = draw(
             query_rows(
@@ -132,8 +147,10 @@ def long_tables(
 
 
 @st.composite
-def perfect_tables(draw, *, labels: str = "int", max_queries: int = 4, max_items: int = 10):
-    """Every row judged and retrieved, score = relevance: a perfect ranking (SPEC §6)."""
+def perfect_tables(
+    draw: st.DrawFn, *, labels: str = "int", max_queries: int = 4, max_items: int = 10
+) -> pl.DataFrame:
+    """Every row judged and retrieved, score = relevance: a perfect ranking (conventions §6)."""
     df = draw(
         long_tables(
             labels=labels,
@@ -148,7 +165,10 @@ def perfect_tables(draw, *, labels: str = "int", max_queries: int = 4, max_items
 
 # --- heavy ties ------------------------------------------------------------------------------
 
-# few distinct scores: heavy ties; 2.0 + 1e-9 equals 2.0 as float32 only (SPEC §2): it ties
+TiedTable = tuple[pl.DataFrame, list[str]]
+"""A table of :func:`tied_tables` and its ``by`` columns."""
+
+# few distinct scores: heavy ties; 2.0 + 1e-9 equals 2.0 as float32 only (conventions §2): it ties
 # with 2.0 under compat="trec_eval_9", and ranks just above it by default (float64)
 TIED_SCORES = st.sampled_from([1.0, 2.0, 2.0, 2.0 + 1e-9, 3.0])
 TIED_INT_LABELS = st.sampled_from([-2, 0, 0, 1, 1, 2, 3])
@@ -156,12 +176,10 @@ TIED_HALF_LABELS = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 1.5, 2.5])
 
 
 @st.composite
-def tied_tables(
-    draw: st.DrawFn, *, max_items: int = 8, tied: bool = True
-) -> tuple[pl.DataFrame, list[str]]:
+def tied_tables(draw: st.DrawFn, *, max_items: int = 8, tied: bool = True) -> TiedTable:
     """A long table with heavy score ties and its ``by`` columns (``["system"]`` or none).
 
-    The systems mostly share the judgments of a query (SPEC §1), so that the table levels
+    The systems mostly share the judgments of a query (conventions §1), so that the table levels
     of ``mu_ap(levels=table)`` differ between by groups only sometimes; some labels are
     null (retrieved but unjudged), some negative; some judged rows have a null score (not
     retrieved); some queries have no relevant row. The rows come in a random order (which
@@ -180,7 +198,7 @@ def tied_tables(
         items = draw(st.lists(st.integers(0, 30), min_size=1, max_size=max_items, unique=True))
         no_relevant = draw(st.integers(0, 5)) == 0
 
-        def judge(items: list[int] = items, no_relevant: bool = no_relevant) -> list:
+        def judge(items: list[int] = items, no_relevant: bool = no_relevant) -> list[Label]:
             judgments = []
             for _ in items:
                 label = None if draw(st.integers(0, 4)) == 0 else draw(labels)

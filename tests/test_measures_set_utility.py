@@ -1,4 +1,4 @@
-"""utility (polars_graded/measures/utility.py), trec_eval's set utility: by hand, against
+"""utility (polars_graded/measures/set_utility.py), trec_eval's set utility: by hand, against
 pytrec_eval per query on a random table (default and other coefficients), against trec_eval
 10.0's outputs, and the parameter checks."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from trec_eval_references import (
+from support.trec_eval import (
     PRINTED,
     mismatches,
     ours_on_files,

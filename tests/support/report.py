@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
 
 import polars_graded as pg
+from polars_graded.options import TiePolicy
 from polars_graded.report import Report, compute_report, write_report
 from polars_graded.stats.compare import compare
 
@@ -33,7 +35,7 @@ def synthetic_table(queries: int = 14) -> pl.DataFrame:
     every query with a relevant item), c is a copy of a. Query 0 has no relevant item;
     every query has an unjudged retrieved row and a judged row nobody retrieved."""
     rng = np.random.default_rng(7)
-    rows = []
+    rows: list[tuple[str, int, str, float | None, int | None]] = []
     for q in range(queries):
         labels = [0, 0, 0] if q == 0 else [int(v) for v in rng.integers(0, 3, 5)] + [2]
         noise = rng.permutation(len(labels)).tolist()
@@ -131,7 +133,7 @@ def expected_comparison(table: pl.DataFrame, baseline: str | None = None) -> pl.
 
 
 def direct_means(
-    table: pl.DataFrame, ties: str, measures: list[str] = MEASURES
+    table: pl.DataFrame, ties: TiePolicy, measures: list[str] = MEASURES
 ) -> dict[tuple[str, str], float]:
     """``evaluate(..., by="system", ties=ties)``'s mean per (system, measure)."""
     per_query = table.graded.evaluate(measures, by="system", ties=ties)
@@ -139,7 +141,7 @@ def direct_means(
     return {(r["system"], m): r[m] for r in means.to_dicts() for m in measures}
 
 
-def sign_of(row: dict) -> str:
+def sign_of(row: dict[str, Any]) -> str:
     """The marker a comparison row gets."""
     if not row["significant"]:
         return ""
@@ -149,12 +151,16 @@ def sign_of(row: dict) -> str:
 # --------------------------------------------------------------------------- HTML
 
 
+Cells = tuple[dict[str, str], list[tuple[dict[str, str], str]]]
+"""A table row of :class:`Page`: the ``tr``'s attributes, and each cell's and its text."""
+
+
 class Page(HTMLParser):
     """Tables by id (rows of (tr attributes, [(cell attributes, text)])), images, links."""
 
     def __init__(self, text: str) -> None:
         super().__init__()
-        self.tables: dict[str, list[tuple[dict[str, str], list[tuple[dict[str, str], str]]]]] = {}
+        self.tables: dict[str, list[Cells]] = {}
         self.images: list[dict[str, str]] = []
         self.urls: list[str] = []
         self.tags: set[str] = set()
@@ -193,7 +199,7 @@ def page_of(folder: Path) -> Page:
     return Page((folder / "report.html").read_text(encoding="utf-8"))
 
 
-def body_rows(page: Page, table_id: str) -> list[tuple[dict[str, str], list]]:
+def body_rows(page: Page, table_id: str) -> list[Cells]:
     """The rows of a table that belong to a system, or of a section's table (``data-row``),
     header and group rows dropped."""
     return [

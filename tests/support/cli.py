@@ -1,7 +1,7 @@
 """A table, TREC files and checks shared by the command line's tests (``tests/test_cli*.py``).
 
 The fixtures ``table`` and ``parquet`` are defined here once; a test module takes them with
-``from cli_helpers import parquet_fixture, table_fixture  # noqa: F401`` (pytest finds a
+``from support.cli import parquet_fixture, table_fixture  # noqa: F401`` (pytest finds a
 fixture by its ``name=``, so the imported function name does not shadow the argument).
 """
 

@@ -1,10 +1,11 @@
 """The oracle: a plain-Python reference implementation of every measure (not a test).
 
-Plain loops over plain lists, written from each measure's definition (SPEC.md, trec_eval's
+Plain loops over plain lists, written from each measure's definition
+(docs/conventions.md, trec_eval's
 ``m_*.c`` files, the papers), nothing imported from polars_graded, so the library can be
 checked against it. Each method of :class:`RefQuery` gives its formula, its source and the
 other references the suite has for the measure; the tie policies are in
-:mod:`oracle_ties`.
+:mod:`support.oracle_ties`.
 
 Where the oracle is the ONLY reference (nothing else in the suite computes the measure on
 random tables):
@@ -15,7 +16,7 @@ random tables):
 - RBP, its residual, and Judged@k;
 - ERR (TREC's gdeval.pl also checks it, in test_measures_err, only where perl and
   ir_measures are installed);
-- with :mod:`oracle_ties`, every measure under the tie policies other than ``"trec_eval"``
+- with :mod:`support.oracle_ties`, every measure under the tie policies other than ``"trec_eval"``
   (trec_eval knows one order of tied rows).
 
 AP, P, recall, R-precision, RR, success, bpref and NDCG with linear or mapped gains are also
@@ -33,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -41,20 +43,23 @@ Label = float | int | None
 """A relevance label; None is an unjudged row."""
 Gain = str | Mapping[float, float]
 """``"exp"``, ``"linear"`` or a mapping label -> gain."""
+Key = tuple[Any, ...]
+"""The key of a ranking, ``(by..., query)``, or of a ``by`` group, ``(by...)``."""
 
 
-COMPATS = ("trec_eval_10", "trec_eval_9")
-"""The trec_eval releases whose score comparison the oracle follows (SPEC §2), written here
+Compat = Literal["trec_eval_10", "trec_eval_9"]
+COMPATS: tuple[Compat, ...] = ("trec_eval_10", "trec_eval_9")
+"""The trec_eval releases whose score comparison the oracle follows (conventions §2), written here
 from their definitions (not read from the library)."""
 
 
 def f32(x: float) -> float:
-    """A score as trec_eval 9.x (and pytrec_eval) stores it: a 32-bit float (SPEC §2)."""
+    """A score as trec_eval 9.x (and pytrec_eval) stores it: a 32-bit float (conventions §2)."""
     return float(np.float32(x))
 
 
 def compared(x: float, *, float32: bool = False) -> float:
-    """A score as a ranking compares it (SPEC §2): a 64-bit float, as trec_eval 10.0 does
+    """A score as a ranking compares it (conventions §2): a 64-bit float, as trec_eval 10.0 does
     (the default), or with ``float32`` a 32-bit float, as 9.x and pytrec_eval do."""
     return f32(x) if float32 else float(x)
 
@@ -68,11 +73,11 @@ def uses_float32(compat: str) -> bool:
 
 
 def is_rel(label: Label, t: float) -> bool:
-    """Relevant at threshold t; an unjudged (null) row is never relevant (SPEC §1)."""
+    """Relevant at threshold t; an unjudged (null) row is never relevant (conventions §1)."""
     return label is not None and label >= t
 
 
-# --- gains (SPEC §4 DCG) -----------------------------------------------------------------
+# --- gains (conventions §4 DCG) -----------------------------------------------------------------
 
 
 def gain_exp(label: Label) -> float:
@@ -117,7 +122,7 @@ def gain_function(gain: Gain) -> Callable[[Label], float]:
 
 
 def dcg_of(gains: Sequence[float], k: int | None, base: float = 2.0) -> float:
-    """``sum_{p <= k} gain_p / log_base(p + 1)`` (SPEC §4)."""
+    """``sum_{p <= k} gain_p / log_base(p + 1)`` (conventions §4)."""
     total = 0.0
     for p, g in enumerate(gains, start=1):
         if k is not None and p > k:
@@ -137,30 +142,30 @@ class RefQuery:
     judged: relevance labels of every judged row (retrieved or not), in no order.
     table_levels: the positive labels of the query's whole table (or ``by`` group).
 
-    The paper's ranking (SPEC §5): µAP 0.448, AP^2 0.483, NDCG@8 0.55.
+    The paper's ranking (conventions §5): µAP 0.448, AP^2 0.483, NDCG@8 0.55.
 
     >>> q = RefQuery([1, 0, 3, 3, 2, 0, 1, 4], [1, 0, 3, 3, 2, 0, 1, 4])
     >>> round(q.mu_ap(), 3), round(q.ap(rel=2), 3), round(q.ndcg(8), 2)
     (0.448, 0.483, 0.55)
     """
 
-    ranked: list[Label]
-    judged: list[float]
-    table_levels: list[float] = field(default_factory=list)
+    ranked: Sequence[Label]
+    judged: Sequence[float]
+    table_levels: Sequence[float] = field(default_factory=list)
 
-    def _shown(self, k: int | None) -> list[Label]:
+    def _shown(self, k: int | None) -> Sequence[Label]:
         """The ranked rows a measure with cutoff k reads: the top ``min(k, N)``."""
         return self.ranked if k is None else self.ranked[:k]
 
     # --- AP and µAP ---------------------------------------------------------------------
 
     def n_rel(self, t: float) -> int:
-        """``R^t``: judged rows with ``rel >= t``, retrieved or not (SPEC §4)."""
+        """``R^t``: judged rows with ``rel >= t``, retrieved or not (conventions §4)."""
         return sum(1 for label in self.judged if label >= t)
 
     def ap(self, rel: float = 1, k: int | None = None) -> float:
         """AP at threshold t: ``(1/R^t) sum_{p <= k, rel(p) >= t} C^t(p) / p``, 0 when
-        ``R^t = 0`` (SPEC §4; trec_eval m_map.c, m_map_cut.c: a cutoff keeps R^t).
+        ``R^t = 0`` (conventions §4; trec_eval m_map.c, m_map_cut.c: a cutoff keeps R^t).
 
         Also checked against trec_eval (map, map_cut) and the paper's Table 1.
         """
@@ -176,12 +181,12 @@ class RefQuery:
         return total / big_r
 
     def query_levels(self) -> list[float]:
-        """``L_q``: the distinct positive labels of the query's judged rows (SPEC §3)."""
+        """``L_q``: the distinct positive labels of the query's judged rows (conventions §3)."""
         return sorted({label for label in self.judged if label > 0})
 
     def mu_ap(self, levels: str | Sequence[float] = "query", k: int | None = None) -> float:
         """µAP: ``sum_i d_i AP^(l_i) / sum_i d_i`` over the levels ``l_1 < ... < l_m``,
-        ``d_i = l_i - l_(i-1)``, ``l_0 = 0``; 0 without a level (SPEC §3-4; Scheel et al.
+        ``d_i = l_i - l_(i-1)``, ``l_0 = 0``; 0 without a level (conventions §3-4; Scheel et al.
         2011). ``levels``: ``"query"`` (L_q), ``"table"`` (:attr:`table_levels`) or a list.
 
         The ONLY reference for ``levels="table"``, given levels and cutoffs; the query's
@@ -192,6 +197,7 @@ class RefQuery:
         elif levels == "table":
             chosen = list(self.table_levels)
         else:
+            assert not isinstance(levels, str), levels
             chosen = sorted(set(levels))
         if not chosen:
             return 0.0
@@ -208,7 +214,7 @@ class RefQuery:
     # --- DCG, NDCG, NDCNG -----------------------------------------------------------------
 
     def dcg(self, k: int | None = None, gain: Gain = "exp", base: float = 2) -> float:
-        """``DCG@k = sum_{p <= k} gain(rel(p)) / log_b(p + 1)`` (SPEC §4).
+        """``DCG@k = sum_{p <= k} gain(rel(p)) / log_b(p + 1)`` (conventions §4).
 
         The ONLY reference on random tables (the paper gives one DCG@8, base 10).
         """
@@ -216,13 +222,13 @@ class RefQuery:
         return dcg_of([g(label) for label in self.ranked], k, base)
 
     def ideal_dcg(self, k: int | None = None, gain: Gain = "exp", base: float = 2) -> float:
-        """DCG@k of the ideal ranking: every judged row by gain descending (SPEC §4)."""
+        """DCG@k of the ideal ranking: every judged row by gain descending (conventions §4)."""
         g = gain_function(gain)
         ideal = sorted((g(label) for label in self.judged), reverse=True)
         return dcg_of([x for x in ideal if x > 0], k, base)
 
     def ndcg(self, k: int | None = None, gain: Gain = "exp") -> float:
-        """``NDCG@k = DCG@k / ideal DCG@k``, 0 when the ideal DCG is 0 (SPEC §4; trec_eval
+        """``NDCG@k = DCG@k / ideal DCG@k``, 0 when the ideal DCG is 0 (conventions §4; trec_eval
         m_ndcg.c, m_ndcg_cut.c for linear and mapped gains).
 
         Linear and mapped gains are also checked against trec_eval; exponential gain (the
@@ -235,7 +241,7 @@ class RefQuery:
 
     def ndcng(self, k: int | None = None) -> float:
         """NDCNG@k: NDCG@k with exponential gain on ``rel / m_q``, ``m_q`` the query's top
-        judged label; 0 when ``m_q <= 0`` (SPEC §4; Scheel et al. 2011).
+        judged label; 0 when ``m_q <= 0`` (conventions §4; Scheel et al. 2011).
 
         The ONLY reference on random tables (the paper's Table 2 checks one ranking).
         """
@@ -247,7 +253,7 @@ class RefQuery:
         return RefQuery(ranked, judged).ndcg(k, "exp")
 
     def mean_ndcg(self, gain: Gain = "exp") -> float:
-        """The mean of NDCG@1..NDCG@N over the N retrieved rows, 0 when N = 0 (SPEC §4
+        """The mean of NDCG@1..NDCG@N over the N retrieved rows, 0 when N = 0 (conventions §4
         "Mean over cutoffs", the paper's Table 2). The ONLY reference on random tables."""
         n = len(self.ranked)
         if n == 0:
@@ -268,26 +274,26 @@ class RefQuery:
 
     def precision(self, k: int | None = None, rel: float = 1) -> float:
         """``P@k = |{p <= k : rel(p) >= t}| / k``; without k, hits / N and 0 when N = 0
-        (SPEC §4; trec_eval m_P.c, m_set_P.c). Also checked against trec_eval."""
+        (conventions §4; trec_eval m_P.c, m_set_P.c). Also checked against trec_eval."""
         if k is None:
             n = len(self.ranked)
             return self._hits(rel, None) / n if n else 0.0
         return self._hits(rel, k) / k
 
     def recall(self, k: int | None = None, rel: float = 1) -> float:
-        """``R@k = |{p <= k : rel(p) >= t}| / R^t``, 0 when ``R^t = 0`` (SPEC §4; trec_eval
+        """``R@k = |{p <= k : rel(p) >= t}| / R^t``, 0 when ``R^t = 0`` (conventions §4; trec_eval
         m_recall.c, m_set_recall.c). Also checked against trec_eval."""
         big_r = self.n_rel(rel)
         return self._hits(rel, k) / big_r if big_r else 0.0
 
     def r_precision(self, rel: float = 1) -> float:
-        """``P@R^t``, 0 when ``R^t = 0`` (SPEC §4; trec_eval m_Rprec.c). Also checked
+        """``P@R^t``, 0 when ``R^t = 0`` (conventions §4; trec_eval m_Rprec.c). Also checked
         against trec_eval."""
         big_r = self.n_rel(rel)
         return self._hits(rel, big_r) / big_r if big_r else 0.0
 
     def rr(self, rel: float = 1, k: int | None = None) -> float:
-        """``1/p`` of the first ``rel(p) >= t`` within k, else 0 (SPEC §4; trec_eval
+        """``1/p`` of the first ``rel(p) >= t`` within k, else 0 (conventions §4; trec_eval
         m_recip_rank.c). Also checked against trec_eval."""
         for p, label in enumerate(self._shown(k), start=1):
             if is_rel(label, rel):
@@ -429,9 +435,15 @@ class Row:
     """One row of a query: its position in the table, item, score and label."""
 
     index: int
-    item: object
+    item: Any  # str or int: the ids of one column compare with each other
     score: float | None
     label: Label
+
+    @property
+    def retrieved_score(self) -> float:
+        """The score of a retrieved row (one with a score)."""
+        assert self.score is not None, self
+        return self.score
 
 
 def read_queries(
@@ -442,12 +454,12 @@ def read_queries(
     item: str = "item",
     score: str = "score",
     relevance: str = "relevance",
-) -> tuple[dict[tuple, list[Row]], dict[tuple, list[float]]]:
+) -> tuple[dict[Key, list[Row]], dict[Key, list[float]]]:
     """The rows of every ``(by..., query)`` key, and the distinct positive labels of every
-    ``by`` group: SPEC §3's "levels of the whole table", and SPEC §6's "a table with
+    ``by`` group: conventions §3's "levels of the whole table", and conventions §6's "a table with
     by=system equals each system's slice alone"."""
-    rows: dict[tuple, list[Row]] = {}
-    levels: dict[tuple, set[float]] = {}
+    rows: dict[Key, list[Row]] = {}
+    levels: dict[Key, set[float]] = {}
     for index, rec in enumerate(df.iter_rows(named=True)):
         group = tuple(rec[c] for c in by)
         key = (*group, rec[query])
@@ -460,14 +472,11 @@ def read_queries(
 
 
 def trec_eval_order(rows: Sequence[Row], *, float32: bool = False) -> list[Row]:
-    """SPEC §2: the retrieved rows by score descending, ties by item descending; scores
+    """conventions §2: the retrieved rows by score descending, ties by item descending; scores
     compared as float64 (trec_eval 10.0) or, with ``float32``, as float32 (9.x)."""
     retrieved = [r for r in rows if r.score is not None]
-    retrieved.sort(key=lambda r: r.item, reverse=True)  # type: ignore[arg-type, return-value]
-    retrieved.sort(
-        key=lambda r: compared(r.score, float32=float32),  # type: ignore[arg-type]
-        reverse=True,
-    )
+    retrieved.sort(key=lambda r: r.item, reverse=True)
+    retrieved.sort(key=lambda r: compared(r.retrieved_score, float32=float32), reverse=True)
     return retrieved
 
 
@@ -480,11 +489,11 @@ def load(
     score: str = "score",
     relevance: str = "relevance",
     compat: str = "trec_eval_10",
-) -> dict[tuple, RefQuery]:
+) -> dict[Key, RefQuery]:
     """Every ``(by..., query)`` of the table as a :class:`RefQuery` in trec_eval's order,
     with its ``by`` group's levels as :attr:`RefQuery.table_levels`.
 
-    ``compat``: the release whose score comparison ranks the rows (SPEC §2):
+    ``compat``: the release whose score comparison ranks the rows (conventions §2):
     ``"trec_eval_10"`` (float64, the default) or ``"trec_eval_9"`` (float32).
 
     Scores 1000 and 1000 + 1e-9 differ as float64 but tie as float32, where item "b"

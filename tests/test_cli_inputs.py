@@ -1,50 +1,24 @@
-"""What the subcommands share (polars_graded/cli/common.py): the input (a TABLE read as
-Parquet or CSV, globs and hive folders, or TREC --run/--qrels files), the checks on it
-before any work, measures separated by commas, output folders, and damaged files named in
-one line."""
+"""Reading a command's input (polars_graded/cli/inputs.py): a TABLE read as Parquet or CSV,
+globs and hive folders, or TREC --run/--qrels files; the checks on it before any work, and
+damaged files named in one line."""
 
 from __future__ import annotations
 
 import gzip
-import os
 from pathlib import Path
 
 import polars as pl
 import pytest
-from cli_helpers import (
+from support.cli import (
     MEASURES,
     assert_one_line_error,
     expected_rows,
     parquet_fixture,  # noqa: F401 (the fixture ``parquet``)
     parse_printed,
-    refuse_work,
     run,
     table_fixture,  # noqa: F401 (the fixture ``table``)
     trec_files,
 )
-
-from polars_graded import plan
-from polars_graded.cli import common
-
-# --------------------------------------------------------------------------- measures
-
-
-def test_commas_inside_parameters_stay_in_the_measure() -> None:
-    assert common.split_measures(["mu_ap(levels=[1,2,3]),ndcg(gain={1:3,2:9})@5", "rr"]) == [
-        "mu_ap(levels=[1,2,3])",
-        "ndcg(gain={1:3,2:9})@5",
-        "rr",
-    ]
-
-
-def test_measures_may_be_comma_separated(parquet: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repeated = run(
-        ["evaluate", str(parquet), "-m", "mu_ap", "-m", "ndcg@3", "--by", "system"], capsys
-    )
-    joined = run(["evaluate", str(parquet), "-m", "mu_ap, ndcg@3", "--by", "system"], capsys)
-    assert repeated == joined
-    assert repeated[0] == 0
-
 
 # --------------------------------------------------------------------------- reading a TABLE
 
@@ -191,29 +165,6 @@ def test_queries_with_a_table_is_refused(
         argv += ["--by", "system"]
     assert_one_line_error(*run(argv, capsys), "--queries", "TABLE")
     assert not (tmp_path / "report").exists()
-
-
-def test_unwritable_output_is_found_before_the_evaluation(
-    parquet: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    calls = refuse_work(monkeypatch, plan, "per_query")
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    real_access = os.access
-    # root may write anywhere, so the lock is simulated where the check asks
-    monkeypatch.setattr(
-        os, "access", lambda path, mode: Path(path) != locked and real_access(path, mode)
-    )
-    output = locked / "out.parquet"
-    result = run(["evaluate", str(parquet), "--by", "system", "-o", str(output)], capsys)
-    assert_one_line_error(*result, "permission denied", "locked")
-    out = locked / "report"
-    result = run(["report", str(parquet), "--out", str(out), "--trials", "10"], capsys)
-    assert_one_line_error(*result, "permission denied", "locked")
-    assert calls == []
 
 
 # --------------------------------------------------------------------------- damaged files
