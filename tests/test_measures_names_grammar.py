@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.tables import RENAMED_COLUMNS, renamed_table
 
 import polars_graded as pg
 from polars_graded.measures.names import grammar
@@ -22,20 +22,6 @@ from polars_graded.measures.names.grammar import split_top_level
 # Read from the module when used, so that this file also runs against older code.
 MAX_MEASURE_LENGTH = 1000
 MAX_ENTRIES = 100
-
-COLS: dict[str, Any] = {"query": "qid", "item": "docno", "score": "sim", "relevance": "judgment"}
-
-
-def table() -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "qid": [1, 1, 1, 2, 2],
-            "docno": ["a", "b", "c", "d", "e"],
-            "sim": [3.0, 2.0, 1.0, 2.0, 1.0],
-            "judgment": [1, 0, 2, 1, None],
-        }
-    )
-
 
 # --- measure names --------------------------------------------------------------------------
 
@@ -65,11 +51,11 @@ def test_unknown_measure_lists_valid_names(name: str) -> None:
 
 def test_unknown_measure_in_namespace() -> None:
     with pytest.raises(pg.UnknownMeasureError) as info:
-        table().graded.evaluate(["mu_ap", "nope"], **COLS)
+        renamed_table().graded.evaluate(["mu_ap", "nope"], **RENAMED_COLUMNS)
     assert "nope" in str(info.value)
     assert "ndcng" in str(info.value)
     with pytest.raises(pg.UnknownMeasureError):
-        table().lazy().graded.summary("nope", **COLS).collect()
+        renamed_table().lazy().graded.summary("nope", **RENAMED_COLUMNS).collect()
 
 
 @pytest.mark.parametrize(
@@ -101,7 +87,7 @@ def test_bad_parameters_on_objects() -> None:
     with pytest.raises(pg.MeasureParameterError):
         pg.NDCG(gain="cubic")
     with pytest.raises(pg.MeasureParameterError):
-        table().graded.ndcg(k=-1, **COLS)
+        renamed_table().graded.ndcg(k=-1, **RENAMED_COLUMNS)
 
 
 CANONICAL = [
@@ -151,7 +137,7 @@ def test_canonical_round_trip(text: str) -> None:
     assert pg.parse_measure(str(measure)) == measure
     assert hash(pg.parse_measure(text)) == hash(measure)
     # and the result column carries that name
-    assert table().graded.evaluate(text, **COLS).columns == ["qid", text]
+    assert renamed_table().graded.evaluate(text, **RENAMED_COLUMNS).columns == ["qid", text]
 
 
 @pytest.mark.parametrize(
@@ -326,7 +312,7 @@ def test_grammar_never_evaluates_code(
     assert not sentinel.exists()
     assert _AUDIT["events"] == []
     with pytest.raises(pg.GradedError):
-        table().graded.evaluate(text, **COLS)
+        renamed_table().graded.evaluate(text, **RENAMED_COLUMNS)
     assert not sentinel.exists()
 
 
@@ -385,9 +371,9 @@ def test_hostile_long_strings_fail_at_once(shape: str) -> None:
     assert f"{len(text)} characters" in message
     assert len(message) < 1000  # the text is shown shortened, not echoed whole
     with pytest.raises(pg.GradedError):
-        table().graded.evaluate([text], **COLS)
+        renamed_table().graded.evaluate([text], **RENAMED_COLUMNS)
     with pytest.raises(pg.GradedError):
-        table().graded.evaluate({"name": text}, **COLS)
+        renamed_table().graded.evaluate({"name": text}, **RENAMED_COLUMNS)
 
 
 @pytest.mark.parametrize("shape", list(HOSTILE_SHAPES))

@@ -5,25 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import polars as pl
 import pytest
+from support.tables import RENAMED_COLUMNS, renamed_table
 
 import polars_graded as pg
 from polars_graded.measures.names import parse
-
-COLS: dict[str, Any] = {"query": "qid", "item": "docno", "score": "sim", "relevance": "judgment"}
-
-
-def table() -> pl.DataFrame:
-    return pl.DataFrame(
-        {
-            "qid": [1, 1, 1, 2, 2],
-            "docno": ["a", "b", "c", "d", "e"],
-            "sim": [3.0, 2.0, 1.0, 2.0, 1.0],
-            "judgment": [1, 0, 2, 1, None],
-        }
-    )
-
 
 # --- canonical names and output names ---------------------------------------------------------
 
@@ -42,7 +28,7 @@ def table() -> pl.DataFrame:
 def test_measure_name(text: str, name: str) -> None:
     assert pg.measure_name(text) == name
     assert pg.measure_name(pg.parse_measure(text)) == name
-    assert table().graded.evaluate(text, **COLS).columns == ["qid", name]
+    assert renamed_table().graded.evaluate(text, **RENAMED_COLUMNS).columns == ["qid", name]
 
 
 def test_measure_name_refuses_what_parse_measure_refuses() -> None:
@@ -76,7 +62,7 @@ def test_bad_output_names(mapping: Any, error: type[Exception], words: str) -> N
     with pytest.raises(error, match=words):
         parse.as_named_measures(mapping)
     with pytest.raises(error, match=words):
-        table().graded.evaluate(mapping, **COLS)
+        renamed_table().graded.evaluate(mapping, **RENAMED_COLUMNS)
 
 
 def test_measures_of_the_wrong_type() -> None:

@@ -29,7 +29,6 @@ from polars_graded.cli.inputs import (
 )
 from polars_graded.cli.options import (
     COLUMN_FLAGS,
-    SYSTEM,
     InputHelp,
     add_input_options,
     add_ties_option,
@@ -39,7 +38,7 @@ from polars_graded.cli.options import (
 from polars_graded.cli.parser import Command, CommandError
 from polars_graded.cli.table import format_table
 from polars_graded.cli.values import check_folder, positive, split_measures
-from polars_graded.defaults import DEFAULT_MEASURES, ENGINE
+from polars_graded.defaults import DEFAULT_MEASURES, ENGINE, SYSTEM
 from polars_graded.errors import GradedError
 from polars_graded.io import join_run_qrels, read_trec_qrels, read_trec_run
 from polars_graded.measures.names.parse import measure_name

@@ -18,7 +18,6 @@ import polars as pl
 import polars_graded
 from polars_graded.cli.inputs import reading, systems_table
 from polars_graded.cli.options import (
-    SYSTEM,
     InputHelp,
     add_input_options,
     add_statistics_option,
@@ -34,6 +33,7 @@ from polars_graded.cli.values import (
     seed_number,
     split_measures,
 )
+from polars_graded.defaults import SYSTEM
 from polars_graded.stats.gate import GateResult, gate
 from polars_graded.stats.options import DEFAULTS, MISSING_POLICIES
 

@@ -22,10 +22,10 @@ import polars as pl
 from polars_graded.cli.options import (
     COLUMN_FLAGS,
     DEFAULT_QUERIES,
-    SYSTEM,
     column_options,
 )
 from polars_graded.cli.parser import CommandError
+from polars_graded.defaults import SYSTEM
 from polars_graded.io import parquet_tables
 from polars_graded.io.csv_tables import check_csv_fields, check_csv_numbers
 from polars_graded.io.trec import QueriesMode

@@ -22,14 +22,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, get_args
 
+from polars_graded.defaults import SYSTEM
 from polars_graded.io import join_run_qrels
 from polars_graded.io.trec import QueriesMode
 from polars_graded.measures.registry import measure_help
 from polars_graded.options import COMPATS, DEFAULT_COMPAT, TIE_POLICIES, TableSpec, Ties
 from polars_graded.stats.options import DEFAULTS, Statistics
 
-SYSTEM: Final = "system"
-"""The column that names the run of each row when several TREC runs are evaluated."""
 COLUMNS: Final = ("query", "item", "score", "relevance")
 """The column options (``--query`` ...) every command that reads a TABLE has."""
 COLUMN_FLAGS: Final = "/".join(f"--{column}" for column in COLUMNS)

@@ -11,7 +11,6 @@ import polars as pl
 
 from polars_graded.cli.inputs import read_table, reading, systems_table
 from polars_graded.cli.options import (
-    SYSTEM,
     InputHelp,
     add_input_options,
     add_statistics_option,
@@ -28,7 +27,7 @@ from polars_graded.cli.values import (
     seed_number,
     split_measures,
 )
-from polars_graded.defaults import REPORT_MEASURES
+from polars_graded.defaults import REPORT_MEASURES, SYSTEM
 from polars_graded.errors import GradedError
 from polars_graded.report import build_report, require_extras
 from polars_graded.stats.options import CORRECTIONS, DEFAULTS, MISSING_POLICIES

@@ -226,3 +226,24 @@ def write_small_table(path: Path) -> Path:
         }
     ).write_parquet(path)
     return path
+
+
+RENAMED_COLUMNS: dict[str, Any] = {
+    "query": "qid",
+    "item": "docno",
+    "score": "sim",
+    "relevance": "judgment",
+}
+"""The table options for :func:`renamed_table`: columns named as TREC tools name them."""
+
+
+def renamed_table() -> pl.DataFrame:
+    """Two queries, five rows (one unjudged) in the columns of :data:`RENAMED_COLUMNS`."""
+    return pl.DataFrame(
+        {
+            "qid": [1, 1, 1, 2, 2],
+            "docno": ["a", "b", "c", "d", "e"],
+            "sim": [3.0, 2.0, 1.0, 2.0, 1.0],
+            "judgment": [1, 0, 2, 1, None],
+        }
+    )

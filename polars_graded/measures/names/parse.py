@@ -26,11 +26,10 @@ from polars_graded.errors import InvalidValueError, UnknownMeasureError
 from polars_graded.measures.base import Measure
 from polars_graded.measures.names.grammar import checked_text, excerpt, parse_grammar, valid_names
 from polars_graded.measures.names.ir_names import ir_measure, ir_measures_text
+from polars_graded.validate import RESERVED_PREFIX
 
 MeasureSpec = Measure | str | Sequence[Measure | str] | Mapping[str, Measure | str]
 """What every entry point takes as measures: one, a list, or a mapping output name -> measure."""
-RESERVED_PREFIX = "__pg_"
-"""Column names the evaluation uses internally start with this; output names may not."""
 
 
 def parse_measure(text: str) -> Measure:
