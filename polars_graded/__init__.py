@@ -13,7 +13,9 @@ ready-made measures (``pg.AP``, ``pg.NDCG``, ...) and the expression functions (
 registered measure.
 
 The typed API: :func:`evaluate`, :func:`summary`, :func:`per_threshold` (on DataFrames and
-LazyFrames), :func:`compare`, :func:`compare_pairs` and :func:`compare_segments`
+LazyFrames, or pandas and Arrow tables: every function that takes a table converts these,
+:mod:`polars_graded.frames`; :func:`from_dicts` builds one from pytrec_eval's dicts),
+:func:`compare`, :func:`compare_pairs` and :func:`compare_segments`
 (statistics over per-query values: against a baseline, every pair of systems, per segment of
 the queries; :func:`compact_letters`, :func:`segment_reversals`), :func:`judgment_bounds`
 and :func:`order_flips` (what unjudged rows could change), :func:`rank_correlations`,
@@ -46,10 +48,17 @@ from polars_graded.errors import (
     UnknownMeasureError,
 )
 from polars_graded.expressions import measure_expr
-from polars_graded.io import join_run_qrels, read_trec_qrels, read_trec_run, write_trec_run
+from polars_graded.io import (
+    from_dicts,
+    join_run_qrels,
+    read_trec_qrels,
+    read_trec_run,
+    trec_to_parquet,
+    write_trec_run,
+)
 from polars_graded.measures import Measure, measure_name, parse_measure, registry
 from polars_graded.report import build_report
-from polars_graded.scale import evaluate_parquet, summary_parquet
+from polars_graded.scale import evaluate_parquet, evaluate_trec, summary_parquet
 from polars_graded.stats.compare import compare as compare
 from polars_graded.stats.gate import gate as gate
 from polars_graded.stats.judgment_bounds import judgment_bounds as judgment_bounds
@@ -102,6 +111,8 @@ __all__ = [
     "discriminative_power",
     "evaluate",
     "evaluate_parquet",
+    "evaluate_trec",
+    "from_dicts",
     "gate",
     "join_run_qrels",
     "judgment_bounds",
@@ -120,6 +131,7 @@ __all__ = [
     "summary_parquet",
     "tau_ap",
     "to_latex",
+    "trec_to_parquet",
     "write_trec_run",
 ]
 __all__.extend([*registry.INSTANCES, *registry.FUNCTIONS])

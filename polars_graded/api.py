@@ -1,7 +1,9 @@
 """The typed API: every entry point (namespace, CLI, report, Parquet, Spark) calls these.
 
 Each function takes a DataFrame or a LazyFrame and returns the same kind: a LazyFrame stays
-a lazy plan, a DataFrame is evaluated at once; both run on Polars' in-memory engine. Table
+a lazy plan, a DataFrame is evaluated at once; both run on Polars' in-memory engine. A pandas
+DataFrame, a pyarrow Table or RecordBatch (any table of :data:`~polars_graded.frames.Table`)
+is converted by :func:`~polars_graded.frames.as_polars` and gives a Polars DataFrame. Table
 options are the keywords of :class:`~polars_graded.options.ColumnOptions`, checked once into a
 :class:`~polars_graded.options.TableSpec`; a caller that holds a spec already (the report,
 the command line, the judgment bounds) passes it whole to :func:`evaluate_spec`,
@@ -10,21 +12,26 @@ the command line, the judgment bounds) passes it whole to :func:`evaluate_spec`,
 
 from __future__ import annotations
 
-from typing import TypeVar, Unpack
+from typing import TypeVar, Unpack, overload
 
 import polars as pl
 
 from polars_graded import plan
 from polars_graded.defaults import ENGINE, MEAN
+from polars_graded.frames import ForeignTable, Table, as_polars
 from polars_graded.measures import MeasureSpec, MuAP, as_named_measures
 from polars_graded.measures.kernels import mu_ap_thresholds
 from polars_graded.options import ColumnOptions, TableSpec
-from polars_graded.validate import check_frame, check_schema
+from polars_graded.validate import check_schema
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 
-def finish(frame: FrameT, lf: pl.LazyFrame) -> FrameT:
+@overload
+def finish(frame: pl.DataFrame, lf: pl.LazyFrame) -> pl.DataFrame: ...
+@overload
+def finish(frame: pl.LazyFrame, lf: pl.LazyFrame) -> pl.LazyFrame: ...
+def finish(frame: pl.DataFrame | pl.LazyFrame, lf: pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
     """``lf`` as the kind of ``frame``: collected for a DataFrame, lazy for a LazyFrame.
 
     Either way the plan runs on :data:`~polars_graded.defaults.ENGINE`: a LazyFrame gets a
@@ -46,13 +53,24 @@ def finish(frame: FrameT, lf: pl.LazyFrame) -> FrameT:
     return pl.defer(lambda: lf.collect(engine=ENGINE), schema=lf.collect_schema())
 
 
-def evaluate(frame: FrameT, measures: MeasureSpec, **columns: Unpack[ColumnOptions]) -> FrameT:
+@overload
+def evaluate(frame: FrameT, measures: MeasureSpec, **columns: Unpack[ColumnOptions]) -> FrameT: ...
+@overload
+def evaluate(
+    frame: ForeignTable, measures: MeasureSpec, **columns: Unpack[ColumnOptions]
+) -> pl.DataFrame: ...
+def evaluate(
+    frame: Table, measures: MeasureSpec, **columns: Unpack[ColumnOptions]
+) -> pl.DataFrame | pl.LazyFrame:
     """Per-query values of many measures, in one lazy plan.
 
     Parameters
     ----------
     frame
-        The long table: one row per (query, item), with a score and a relevance label.
+        The long table: one row per (query, item), with a score and a relevance label
+        (docs/conventions.md §1). A Polars DataFrame or LazyFrame, or a pandas DataFrame, a
+        pyarrow Table or RecordBatch (converted by :func:`polars_graded.frames.as_polars`:
+        named pandas index levels become columns, a pandas NaN becomes a null).
     measures
         Measure objects or names (``"mu_ap"``, ``"ndcg@10"``, ``"ap(rel=2)@10"``, ...),
         or a mapping output name -> measure or name (``{"rbp80": "rbp(p=0.8)@5"}``)
@@ -64,6 +82,7 @@ def evaluate(frame: FrameT, measures: MeasureSpec, **columns: Unpack[ColumnOptio
     Returns
     -------
     DataFrame or LazyFrame
+        The kind of ``frame`` (a Polars DataFrame for a pandas or Arrow table).
         One row per ``by + [query]`` (sorted), one Float64 column per measure: named by
         its canonical string (defaults dropped: ``"rbp(p=0.8,rel=1)@5"`` gives
         ``rbp@5``, see :func:`polars_graded.measure_name`), or by the mapping, in its
@@ -74,8 +93,9 @@ def evaluate(frame: FrameT, measures: MeasureSpec, **columns: Unpack[ColumnOptio
     GradedError
         Bad input (the message names the column, the rule and example rows), a bad
         measure or output name (one that is also a key column), or a measure value
-        that would be NaN or infinite; a ``frame`` that is not a Polars DataFrame or
-        LazyFrame (a pandas DataFrame, a pyarrow Table, a list) is a ``ColumnTypeError``.
+        that would be NaN or infinite; a ``frame`` that is not a table (a list, a dict:
+        pytrec_eval's dicts go through :func:`polars_graded.from_dicts`) is a
+        ``ColumnTypeError``.
 
     Warns
     -----
@@ -109,11 +129,17 @@ def evaluate(frame: FrameT, measures: MeasureSpec, **columns: Unpack[ColumnOptio
     │ 1     ┆ 0.16  ┆ 0.521296 │
     └───────┴───────┴──────────┘
     """
-    check_frame(frame, "evaluate")
-    return evaluate_spec(frame, measures, TableSpec.of(columns))
+    table = as_polars(frame, "evaluate")
+    return evaluate_spec(table, measures, TableSpec.of(columns))
 
 
-def evaluate_spec(frame: FrameT, measures: MeasureSpec, spec: TableSpec) -> FrameT:
+@overload
+def evaluate_spec(frame: FrameT, measures: MeasureSpec, spec: TableSpec) -> FrameT: ...
+@overload
+def evaluate_spec(frame: ForeignTable, measures: MeasureSpec, spec: TableSpec) -> pl.DataFrame: ...
+def evaluate_spec(
+    frame: Table, measures: MeasureSpec, spec: TableSpec
+) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate` with the table options as one checked :class:`TableSpec`.
 
     Examples
@@ -124,24 +150,42 @@ def evaluate_spec(frame: FrameT, measures: MeasureSpec, spec: TableSpec) -> Fram
     >>> evaluate_spec(df, ["rr"], spec).rows()
     [('a', 1, 1.0)]
     """
-    check_frame(frame, "evaluate")
-    return finish(frame, plan.per_query(frame.lazy(), measures, spec))
+    table = as_polars(frame, "evaluate")
+    return finish(table, plan.per_query(table.lazy(), measures, spec))
 
 
+@overload
 def summary(
     frame: FrameT,
     measures: MeasureSpec,
     *,
     mean: plan.MeanKind = MEAN,
     **columns: Unpack[ColumnOptions],
-) -> FrameT:
+) -> FrameT: ...
+@overload
+def summary(
+    frame: ForeignTable,
+    measures: MeasureSpec,
+    *,
+    mean: plan.MeanKind = MEAN,
+    **columns: Unpack[ColumnOptions],
+) -> pl.DataFrame: ...
+def summary(
+    frame: Table,
+    measures: MeasureSpec,
+    *,
+    mean: plan.MeanKind = MEAN,
+    **columns: Unpack[ColumnOptions],
+) -> pl.DataFrame | pl.LazyFrame:
     """Per ``by`` group, the number of queries ``num_q`` and the mean of each measure.
 
     The mean of ``mu_ap`` is µMAP. Every query of the table counts, including those with
     no relevant row (they score 0), as trec_eval does with ``-c``. ``mean="geometric"``
     gives trec_eval's geometric mean instead (``gm_map`` for ``ap``: values below 1e-5
-    count as 1e-5), in columns named ``gm_<measure>``. ``measures`` and ``columns`` as for
-    :func:`evaluate`: a mapping output name -> measure names the columns.
+    count as 1e-5), in columns named ``gm_<measure>``. ``frame``, ``measures`` and
+    ``columns`` as for :func:`evaluate`: a mapping output name -> measure names the
+    columns; the result is the kind of ``frame`` (a Polars DataFrame for a pandas or Arrow
+    table).
 
     Examples
     --------
@@ -161,13 +205,21 @@ def summary(
     │ 1     ┆ 0.541667 ┆ 0.521296 │
     └───────┴──────────┴──────────┘
     """
-    check_frame(frame, "summary")
-    return summary_spec(frame, measures, TableSpec.of(columns), mean=mean)
+    table = as_polars(frame, "summary")
+    return summary_spec(table, measures, TableSpec.of(columns), mean=mean)
 
 
+@overload
 def summary_spec(
     frame: FrameT, measures: MeasureSpec, spec: TableSpec, *, mean: plan.MeanKind = MEAN
-) -> FrameT:
+) -> FrameT: ...
+@overload
+def summary_spec(
+    frame: ForeignTable, measures: MeasureSpec, spec: TableSpec, *, mean: plan.MeanKind = MEAN
+) -> pl.DataFrame: ...
+def summary_spec(
+    frame: Table, measures: MeasureSpec, spec: TableSpec, *, mean: plan.MeanKind = MEAN
+) -> pl.DataFrame | pl.LazyFrame:
     """:func:`summary` with the table options as one checked :class:`TableSpec`.
 
     Examples
@@ -177,13 +229,17 @@ def summary_spec(
     >>> summary_spec(df, ["rr"], TableSpec()).rows()
     [(2, 0.5)]
     """
-    check_frame(frame, "summary")
+    table = as_polars(frame, "summary")
     wanted = as_named_measures(measures)
-    values = plan.per_query(frame.lazy(), wanted, spec)
-    return finish(frame, plan.summary(values, list(wanted), spec.by, mean))
+    values = plan.per_query(table.lazy(), wanted, spec)
+    return finish(table, plan.summary(values, list(wanted), spec.by, mean))
 
 
-def per_threshold(frame: FrameT, **columns: Unpack[ColumnOptions]) -> FrameT:
+@overload
+def per_threshold(frame: FrameT, **columns: Unpack[ColumnOptions]) -> FrameT: ...
+@overload
+def per_threshold(frame: ForeignTable, **columns: Unpack[ColumnOptions]) -> pl.DataFrame: ...
+def per_threshold(frame: Table, **columns: Unpack[ColumnOptions]) -> pl.DataFrame | pl.LazyFrame:
     """MAP at each relevance threshold of the table, and its share of µMAP, per ``by`` group.
 
     The thresholds of a group are the distinct positive relevance labels of its rows
@@ -204,7 +260,8 @@ def per_threshold(frame: FrameT, **columns: Unpack[ColumnOptions]) -> FrameT:
     Parameters
     ----------
     frame
-        The long table, one row per (query, item) (docs/conventions.md §1).
+        The long table, one row per (query, item) (docs/conventions.md §1), of any kind
+        :func:`evaluate` takes.
     **columns
         As for :func:`evaluate` (:class:`~polars_graded.options.ColumnOptions`); each ``by``
         group gets its own thresholds, as ``mu_ap(levels="table")`` does.
@@ -212,7 +269,8 @@ def per_threshold(frame: FrameT, **columns: Unpack[ColumnOptions]) -> FrameT:
     Returns
     -------
     DataFrame or LazyFrame
-        The same kind as the input: columns ``[*by, "threshold", "weight", "map",
+        The same kind as the input (a Polars DataFrame for a pandas or Arrow table):
+        columns ``[*by, "threshold", "weight", "map",
         "contribution", "mu_map_table_levels", "mu_map"]`` (``by`` in its own dtypes, the
         others Float64), one row per group and threshold, sorted by ``by`` then threshold;
         the two µMAPs repeat on every row of the group. A group without a positive label has
@@ -249,11 +307,15 @@ def per_threshold(frame: FrameT, **columns: Unpack[ColumnOptions]) -> FrameT:
     │ 2.0       ┆ 0.5    ┆ 0.25     ┆ 0.125        ┆ 0.520833            ┆ 0.770833 │
     └───────────┴────────┴──────────┴──────────────┴─────────────────────┴──────────┘
     """
-    check_frame(frame, "per_threshold")
-    return per_threshold_spec(frame, TableSpec.of(columns))
+    table = as_polars(frame, "per_threshold")
+    return per_threshold_spec(table, TableSpec.of(columns))
 
 
-def per_threshold_spec(frame: FrameT, spec: TableSpec) -> FrameT:
+@overload
+def per_threshold_spec(frame: FrameT, spec: TableSpec) -> FrameT: ...
+@overload
+def per_threshold_spec(frame: ForeignTable, spec: TableSpec) -> pl.DataFrame: ...
+def per_threshold_spec(frame: Table, spec: TableSpec) -> pl.DataFrame | pl.LazyFrame:
     """:func:`per_threshold` with the table options as one checked :class:`TableSpec`.
 
     Examples
@@ -263,14 +325,14 @@ def per_threshold_spec(frame: FrameT, spec: TableSpec) -> FrameT:
     >>> per_threshold_spec(df, TableSpec()).select("threshold", "map").rows()
     [(1.0, 0.5)]
     """
-    check_frame(frame, "per_threshold")
+    table = as_polars(frame, "per_threshold")
     mu_ap_thresholds.check_by(spec)
-    if isinstance(frame, pl.DataFrame):
-        return _per_threshold_now(frame.lazy(), spec)
-    schema = frame.collect_schema()
+    if isinstance(table, pl.DataFrame):
+        return _per_threshold_now(table.lazy(), spec)
+    schema = table.collect_schema()
     check_schema(schema, spec)
     out_schema = mu_ap_thresholds.output_schema(schema, spec)
-    return frame.map_batches(
+    return table.map_batches(
         lambda whole: _per_threshold_now(whole.lazy(), spec), schema=out_schema
     )
 

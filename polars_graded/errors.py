@@ -45,7 +45,8 @@ class MissingColumnError(GradedError, KeyError):
 
 class ColumnTypeError(GradedError, TypeError):
     """A column has a data type the evaluation cannot use (e.g. a string score), or the
-    table is not a Polars DataFrame or LazyFrame (e.g. a pandas DataFrame).
+    input is not a table the library takes (e.g. a list; see
+    :func:`polars_graded.frames.as_polars`).
 
     Examples
     --------

@@ -159,8 +159,9 @@ def expression_function(cls: type[Measure]) -> Callable[..., pl.Expr]:
     --------
     >>> from polars_graded.measures.ap import AveragePrecision
     >>> import inspect
-    >>> print(inspect.signature(expression_function(AveragePrecision)))
-    (*, rel: 'float' = 1, k: 'int | None' = None, **columns: 'Unpack[ExprOptions]') -> 'pl.Expr'
+    >>> params = inspect.signature(expression_function(AveragePrecision)).parameters
+    >>> [(p.name, p.default) for p in params.values()][:3], str(params["columns"])
+    ([('rel', 1), ('norm', 'R'), ('k', None)], "**columns: 'Unpack[ExprOptions]'")
 
     """
     declared = cls.declaration

@@ -2,7 +2,8 @@
 
 ``df.graded.evaluate / summary / per_threshold`` are :func:`polars_graded.api.evaluate`,
 :func:`~polars_graded.api.summary` and :func:`~polars_graded.api.per_threshold` on ``df``;
-``compare`` evaluates and then calls :func:`polars_graded.stats.compare.compare`. Each takes
+``compare`` evaluates and then calls :func:`polars_graded.stats.compare.compare`; ``report``
+is :func:`polars_graded.build_report` (in the notebook without a folder). Each takes
 every keyword of its ``pg.*`` twin, with the same defaults (tests/test_namespace.py compares
 the signatures). Each registered measure also has a shortcut,
 ``df.graded.<function>(params..., **columns)``, made at import from the measure registry
@@ -14,8 +15,9 @@ unevaluated LazyFrame. No maths lives here.
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar, Unpack
+from typing import Any, Generic, TypeVar, Unpack, overload
 
 import polars as pl
 
@@ -24,10 +26,17 @@ from polars_graded.measures import MeasureSpec, as_named_measures, registry
 from polars_graded.measures.base import Measure
 from polars_graded.measures.generated import generate
 from polars_graded.options import ColumnOptions, RankingOptions, TableSpec, as_by
+from polars_graded.report import NotebookReport, ReportFiles, ReportOptions, build_report
 from polars_graded.stats.compare import Pairs
 from polars_graded.stats.compare import compare as compare_values
 from polars_graded.stats.grid import by_column
-from polars_graded.stats.options import DEFAULTS, Correction, MissingPolicy
+from polars_graded.stats.options import (
+    DEFAULTS,
+    BootstrapMethod,
+    Correction,
+    MissingPolicy,
+    Test,
+)
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
@@ -134,6 +143,8 @@ class GradedNamespace(Generic[FrameT]):
         system: str | None = None,
         pairs: Pairs = defaults.PAIRS,
         correction: Correction = DEFAULTS.correction,
+        bootstrap_method: BootstrapMethod = DEFAULTS.bootstrap_method,
+        test: Test = DEFAULTS.test,
         segment: str | Sequence[str] | None = None,
         min_queries: int | None = None,
         **columns: Unpack[RankingOptions],
@@ -142,7 +153,7 @@ class GradedNamespace(Generic[FrameT]):
 
         ``evaluate(measures, by=by)`` followed by :func:`polars_graded.stats.compare.compare`
         with the same keywords: bootstrap intervals of the means and of the paired
-        differences, a paired t-test and a paired randomization test, Holm-adjusted across
+        differences, a paired t-test and a paired randomization test, corrected across
         systems (or every pair of systems, or per segment). Needs scipy
         (``pip install "polars-graded[stats]"``).
 
@@ -155,9 +166,13 @@ class GradedNamespace(Generic[FrameT]):
             query's column.
         baseline, missing, trials, bootstrap, confidence, alpha, seed
             See :func:`polars_graded.stats.compare.compare`.
-        system, pairs, correction
+        system, pairs, correction, bootstrap_method
             As there: ``system`` is the deprecated alias of ``by``; ``pairs="all"`` tests
-            every pair of systems, adjusted by ``correction``.
+            every pair of systems; ``correction`` (Holm by default) corrects the p-values,
+            ``bootstrap_method`` (``"percentile"`` or ``"bca"``) reads the intervals.
+        test
+            The paired test that decides ``significant``: ``"randomization"`` (default),
+            ``"t"`` or ``"wilcoxon"``; every test's p-value is a column whatever the choice.
         segment, min_queries
             Compare within each segment of the queries: the table is evaluated by system
             and ``segment``, then compared by
@@ -217,6 +232,8 @@ class GradedNamespace(Generic[FrameT]):
             seed=seed,
             pairs=pairs,
             correction=correction,
+            bootstrap_method=bootstrap_method,
+            test=test,
             segment=segment,
             min_queries=min_queries,
         )
@@ -247,6 +264,55 @@ class GradedNamespace(Generic[FrameT]):
         └───────────┴────────┴──────────┴──────────────┴─────────────────────┴──────────┘
         """
         return api.per_threshold(self._frame, **columns)
+
+    @overload
+    def report(
+        self,
+        out_dir: None = None,
+        measures: Sequence[str] | str | None = None,
+        *,
+        system: str | None = None,
+        latex: bool = False,
+        **options: Unpack[ReportOptions],
+    ) -> NotebookReport: ...
+    @overload
+    def report(
+        self,
+        out_dir: str | os.PathLike[str],
+        measures: Sequence[str] | str | None = None,
+        *,
+        system: str | None = None,
+        latex: bool = False,
+        **options: Unpack[ReportOptions],
+    ) -> ReportFiles: ...
+    def report(
+        self,
+        out_dir: str | os.PathLike[str] | None = None,
+        measures: Sequence[str] | str | None = None,
+        *,
+        system: str | None = None,
+        latex: bool = False,
+        **options: Unpack[ReportOptions],
+    ) -> NotebookReport | ReportFiles:
+        """The evaluation report of this table (a system column, ``by=``): in the notebook,
+        or written into ``out_dir``.
+
+        :func:`polars_graded.build_report` on this frame, its parameters and returns: without
+        ``out_dir`` a :class:`~polars_graded.report.NotebookReport`, which a notebook cell
+        shows as the report's page, with the numbers as DataFrames (``per_query``,
+        ``comparison``, ...) and ``.write(folder)``; with ``out_dir`` the files written. On a
+        LazyFrame too (the report collects it). Needs ``pip install 'polars-graded[report]'``.
+
+        Examples
+        --------
+        >>> from polars_graded.report.inputs import example_table  # systems a and b
+        >>> rep = example_table().graded.report(measures=["ap"], trials=100, bootstrap=100)
+        >>> rep.comparison.select("system", "mean", "diff").rows()
+        [('a', 0.5, 0.0), ('b', 1.0, 0.5)]
+        """
+        if system is not None:  # resolved here, so that the warning names the caller's line
+            options["by"] = by_column(options.get("by", defaults.SYSTEM), system)
+        return build_report(self._frame, out_dir, measures, latex=latex, **options)
 
 
 COLUMNS_DOC = (

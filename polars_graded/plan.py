@@ -86,11 +86,14 @@ def per_query(
     """Per-query values of ``measures``: one row per ``by + [query]``, one column each.
 
     ``measures``: measures or their names (columns named canonically), or a mapping output
-    name -> measure. ``warn``: when collected, a measure whose threshold is above every
-    label gets a :class:`~polars_graded.errors.GradedWarning` (``True``), or nothing
-    (``False``); a caller evaluating a table in parts may pass a function instead, which
-    receives the part's largest label (``None`` without one), and then call
-    :func:`warn_unreachable_thresholds` once with their maximum: no extra pass over the data.
+    name -> measure; every output name of
+    :func:`~polars_graded.measures.names.parse.as_named_measures` gets its column, and a
+    measure under two names is computed once. ``warn``: when collected, a measure whose
+    threshold is above every label gets a :class:`~polars_graded.errors.GradedWarning`
+    (``True``), or nothing (``False``); a caller evaluating a table in parts may pass a
+    function instead, which receives the part's largest label (``None`` without one), and
+    then call :func:`warn_unreachable_thresholds` once with their maximum: no extra pass over
+    the data.
 
     Examples
     --------
@@ -100,6 +103,8 @@ def per_query(
     ...                    "relevance": [0, 1]})
     >>> per_query(lf, ["rr", "p@1"], TableSpec()).collect().rows()
     [(1, 0.5, 0.0)]
+    >>> per_query(lf, {"first": "rr", "mrr": "mrr"}, TableSpec()).collect().rows()
+    [(1, 0.5, 0.5)]
     """
     named = as_named_measures(measures)
     groups = by_compat(named, cols)
@@ -122,10 +127,14 @@ def per_query(
     numbered = number_rankings(grouped, cols).cache()
     ranked = explode_ranked(numbered, cols)
 
-    # Internal column names: an output name may be anything, even another measure's name.
-    inner = {name: f"{_VALUE_PREFIX}{i}" for i, name in enumerate(named)}
-    by_inner = {inner[name]: measure for name, measure in named.items()}
-    outputs = {inner[name]: name for name in named}
+    # Internal column names, one per measure: an output name may be anything, even another
+    # measure's name, and two output names of one measure share its one computation.
+    distinct = list(dict.fromkeys(named.values()))
+    inner = {measure: f"{_VALUE_PREFIX}{i}" for i, measure in enumerate(distinct)}
+    by_inner = {inner[measure]: measure for measure in distinct}
+    outputs: dict[str, str] = {}  # the first output name of each, for messages
+    for name, measure in named.items():
+        outputs.setdefault(inner[measure], name)
     result = numbered.select(RANKING_ID, *keys, *(c.meta.output_name() for c in checks), TOP_LABEL)
     result = result.join(table_flags(lf, cols), how="cross", maintain_order="left")
     for part in _one_pass_values(ranked, by_inner, cols):
@@ -148,9 +157,9 @@ def per_query(
         if callable(warn):
             warn(largest)  # type: ignore[arg-type]
         elif warn:
-            warn_unreachable_thresholds(list(named.values()), largest)
+            warn_unreachable_thresholds(distinct, largest)
         # Counts were Float64 for the finite check; they leave as Int64.
-        values = (pl.col(inner[name]).cast(m.dtype).alias(name) for name, m in named.items())
+        values = (pl.col(inner[m]).cast(m.dtype).alias(name) for name, m in named.items())
         return frame.select(*keys, *values)
 
     return result.map_batches(finish, schema=out_schema)
@@ -195,7 +204,7 @@ def _per_query_by_compat(
             part, on=cols.keys, how="left", nulls_equal=True, maintain_order="left"
         )
     result = result.select(*cols.keys, *order)
-    measures = [measure for group in groups.values() for measure in group.values()]
+    measures = list(dict.fromkeys(m for group in groups.values() for m in group.values()))
 
     def warn_once(frame: pl.DataFrame) -> pl.DataFrame:
         top = max((label for label in largest if label is not None), default=None)

@@ -37,43 +37,6 @@ RESERVED_PREFIX = "__pg_"
 """The prefix of the evaluation's internal columns (see :mod:`polars_graded.ranking`)."""
 
 
-def check_frame(frame: object, function: str) -> None:
-    """Raise unless ``frame`` is a Polars DataFrame or LazyFrame, the tables ``function``
-    (a public function's name, as the user calls it) takes; the message says how to
-    convert what was given.
-
-    Examples
-    --------
-    >>> check_frame(pl.DataFrame({"query": [1]}), "evaluate")  # a table: no error
-    >>> check_frame([(1, "a", 1.0, 1)], "evaluate")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    polars_graded.errors.ColumnTypeError: evaluate() takes a polars DataFrame or LazyFrame, \
-got a list; ...
-    """
-    if isinstance(frame, pl.DataFrame | pl.LazyFrame):
-        return
-    kind = type(frame)
-    package = kind.__module__.partition(".")[0]
-    given = kind.__name__ if package == "builtins" else f"{package} {kind.__name__}"
-    msg = (
-        f"{function}() takes a polars DataFrame or LazyFrame, got a {given}; "
-        f"{_CONVERSIONS.get(package, _CONVERSIONS['builtins'])}"
-    )
-    raise ColumnTypeError(msg)
-
-
-_CONVERSIONS = {
-    "pandas": "pandas/pyarrow: convert with pl.from_pandas(frame) / pl.from_arrow(table)",
-    "pyarrow": "pandas/pyarrow: convert with pl.from_pandas(frame) / pl.from_arrow(table)",
-    "builtins": (
-        "build one with pl.DataFrame(data), read a file with pl.scan_parquet / pl.scan_csv; "
-        "pandas/pyarrow: convert with pl.from_pandas / pl.from_arrow"
-    ),
-}
-"""What to do with a table of another kind, by its package."""
-
-
 def check_schema(schema: pl.Schema, cols: TableSpec) -> None:
     """Raise if a needed column is missing or score/relevance are not numeric.
 

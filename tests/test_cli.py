@@ -81,11 +81,11 @@ def test_known_input_failures_are_one_line_and_bugs_keep_their_traceback(
 
     # what Python's gzip and zlib raise on a damaged stream, if one ever gets past the reader
     eof = EOFError("Compressed file ended before the end-of-stream marker was reached")
-    monkeypatch.setattr(pg.io.trec, "_read_text", failing(eof))
+    monkeypatch.setattr(pg.io.trec_text, "_text_batches", failing(eof))
     assert_one_line_error(*run(argv, capsys), "truncated or corrupt", "end-of-stream")
-    monkeypatch.setattr(pg.io.trec, "_read_text", failing(zlib.error("Error -3")))
+    monkeypatch.setattr(pg.io.trec_text, "_text_batches", failing(zlib.error("Error -3")))
     assert_one_line_error(*run(argv, capsys), "truncated or corrupt", "Error -3")
-    monkeypatch.setattr(pg.io.trec, "_read_text", failing(RuntimeError("a bug")))
+    monkeypatch.setattr(pg.io.trec_text, "_text_batches", failing(RuntimeError("a bug")))
     with pytest.raises(RuntimeError, match="a bug"):
         cli.main(argv)
 

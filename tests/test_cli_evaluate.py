@@ -8,6 +8,7 @@ The input it shares with ``report`` is tested in test_cli_inputs; --partitions a
 
 from __future__ import annotations
 
+import json
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -244,9 +245,21 @@ def test_measures_named_on_the_command_line(
     assert got.rows() == expected.rows()
 
 
+def test_a_measure_repeated_or_named_twice_on_the_command_line(
+    parquet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-m ap -m map`` is one column ap (the same name); ``x=ap`` is a column of its own."""
+    out = tmp_path / "repeated.parquet"
+    argv = ["evaluate", str(parquet), "--by", "system", "-o", str(out)]
+    assert cli.main([*argv, "-m", "ap,x=p@1", "-m", "map", "-m", "first=ap,ap=ap"]) == 0
+    got = pl.read_parquet(out)
+    assert got.columns == ["system", "query", "ap", "x", "first"]
+    assert got["ap"].to_list() == got["first"].to_list()
+
+
 @pytest.mark.parametrize(
     ("measures", "words"),
-    [("ap=ap,ap", "two measures are named 'ap'"), ("query=ap", "also a key column")],
+    [("ap=rr,ap", "two measures are named 'ap'"), ("query=ap", "also a key column")],
 )
 def test_bad_measure_names_on_the_command_line(
     parquet: Path, measures: str, words: str, capsys: pytest.CaptureFixture[str]
@@ -291,10 +304,36 @@ def test_non_numeric_column(
 def test_bad_output_extension_fails_before_work(
     parquet: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    output = tmp_path / "out.json"
+    output = tmp_path / "out.txt"
     result = run(["evaluate", str(parquet), "--by", "system", "-o", str(output)], capsys)
-    assert_one_line_error(*result, "out.json")
+    assert_one_line_error(*result, "out.txt", ".parquet", ".csv", ".json", ".jsonl", "stdout")
     assert not output.exists()
+
+
+@pytest.mark.parametrize("query_type", [pl.Int64, pl.String])
+def test_json_output_reads_back_as_the_parquet_output(
+    query_type: type[pl.DataType],
+    table: pl.DataFrame,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """-o .json (an array of records), .jsonl and - (a record per line): Python's json module
+    reads back the Parquet output's rows, every float to the last bit, keys in their type."""
+    source = tmp_path / "runs.parquet"
+    table.with_columns(pl.format("0{}", "query").cast(query_type)).write_parquet(source)
+    args = ["evaluate", str(source), "-m", "mu_ap,ndcg@3,rr,num_rel", "--by", "system"]
+    code, summary, _ = run([*args, "-o", str(tmp_path / "values.parquet")], capsys)
+    assert code == 0
+    rows = pl.read_parquet(tmp_path / "values.parquet").to_dicts()
+    assert {type(row["query"]) for row in rows} == {query_type.to_python()}
+    assert any(len(repr(row["ndcg@3"])) > 10 for row in rows)  # floats with many digits
+    for suffix in (".json", ".jsonl"):
+        assert run([*args, "-o", str(tmp_path / f"values{suffix}")], capsys) == (0, summary, "")
+    text = (tmp_path / "values.jsonl").read_text()
+    assert json.loads((tmp_path / "values.json").read_text()) == rows
+    assert [json.loads(line) for line in text.splitlines()] == rows
+    code, out, err = run([*args, "-o", "-"], capsys)
+    assert (code, out, err) == (0, text, summary)  # stdout: the records only
 
 
 def test_column_options_with_trec_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -89,6 +89,9 @@ def test_json_verdict(runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
         "bootstrap": 500,
         "seed": 3,
         "missing": "common",
+        "correction": "none",
+        "bootstrap_method": "percentile",
+        "test": "t",
         "by": "system",
         "ties": "trec_eval",
     }
@@ -158,3 +161,20 @@ def test_no_shared_queries_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_measures_required(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["gate", str(runs), "--baseline", "prod", "--candidate", "new", "--max-drop", "0"]
     assert_one_line_error(*run(argv, capsys), "arguments are required: -m/--measure")
+
+
+def test_test_option_chooses_the_decision(
+    runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    verdict = tmp_path / "verdict.json"
+    argv = [*gate_args(runs, "new", "--max-drop", "0.01"), "--test", "wilcoxon"]
+    code, out, err = run([*argv, "--json", str(verdict)], capsys)
+    d = ap(SAME_OR_BETTER) - ap(BASE)
+    p = stats.wilcoxon(d + 0.01, alternative="greater").pvalue
+    assert (code, err) == (0, "")
+    assert f"p {p:.3g} (prod " in out.splitlines()[0]
+    saved = json.loads(verdict.read_text())
+    assert saved["settings"]["test"] == "wilcoxon"
+    assert saved["decision"].startswith("one-sided Wilcoxon signed-rank test on d + max_drop")
+    code, out, err = run([*argv[:-1], "student"], capsys)
+    assert code == 2 and "choose from 'randomization', 't', 'wilcoxon'" in err

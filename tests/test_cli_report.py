@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import io
 from pathlib import Path
 
 import polars as pl
@@ -34,6 +35,7 @@ from support.report import (
 )
 
 from polars_graded import cli, report
+from polars_graded.cli import report as cli_report
 from polars_graded.stats.compare import compare
 
 
@@ -262,3 +264,49 @@ def test_cli_report_segment_table_errors_before_any_work(
     argv = ["report", str(parquet), "--out", str(out), "--segment-table", str(path)]
     assert_one_line_error(*run([*argv, "--segment", "lang"], capsys), "no column ['lang']")
     assert not out.exists()
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("terminal", "quiet", "shown"),
+    [(False, [], False), (True, [], True), (True, ["-q"], False), (True, ["--quiet"], False)],
+)
+def test_cli_report_shows_progress_on_a_terminal_unless_quiet(
+    terminal: bool,
+    quiet: list[str],
+    shown: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the report draws is test_report_compute's; here, when the command asks for it."""
+    asked: list[object] = []
+
+    def spy(*args: object, **options: object) -> list[Path]:
+        asked.append(options["progress"])
+        return []
+
+    monkeypatch.setattr(cli_report, "build_report", spy)
+    source = tmp_path / "runs.csv"
+    two_systems_table().write_csv(source)
+    if terminal:
+        monkeypatch.setattr("sys.stderr", Terminal())
+    assert cli.main(["report", str(source), "--out", str(tmp_path / "out"), *quiet]) == 0
+    assert asked == [shown]
+
+
+def test_cli_report_test_option_decides_the_marks(
+    table: pl.DataFrame, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "runs.parquet"
+    table.write_parquet(source)
+    out = tmp_path / "out"
+    argv = ["report", str(source), "--out", str(out), "-m", "ap", "--test", "wilcoxon"]
+    code, _, err = run([*argv, "--trials", "50", "--bootstrap", "50"], capsys)
+    assert (code, err) == (0, "")
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert "two-sided Wilcoxon signed-rank test on the per-query values" in markdown
+    assert "| d_z | change | p Wilcoxon Holm | p rand. Holm | p t-test Holm |" in markdown

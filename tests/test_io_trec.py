@@ -13,10 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from support.trec_files import TrecFile, trec_files, write_trec_file
 
 import polars_graded as pg
 from polars_graded.errors import InvalidValueError, MissingColumnError
-from polars_graded.io.trec import Encoding
+from polars_graded.io.trec import TrecKind
+from polars_graded.io.trec_text import Encoding
 
 RUN_SCHEMA = {
     "query": pl.String,
@@ -425,3 +427,146 @@ def test_join_errors() -> None:
         pg.join_run_qrels(RUN.with_columns(pl.col("query").cast(pl.Int64)), QRELS)
     with pytest.raises(ValueError, match="queries"):
         pg.join_run_qrels(RUN, QRELS, queries="run")  # type: ignore[arg-type]
+
+
+# --- trec_to_parquet: the file in batches of lines -----------------------------------------
+
+# A batch of 1 byte is a line per batch; 40 bytes cut lines of a query apart (the lines
+# here are 14 to 30 bytes); the default reads these files in one batch, as read_trec_run.
+BATCHES = [1, 40, pg.io.trec_text.BATCH_BYTES]
+
+
+def converted(path: Path, kind: TrecKind, batch_bytes: int, **options: Any) -> pl.DataFrame:
+    out = pg.trec_to_parquet(path, path.with_name("out.parquet"), kind=kind, **options,
+                             batch_bytes=batch_bytes)  # fmt: skip
+    return pl.read_parquet(out)
+
+
+# Single-spaced lines (the fast split) in the first half, tabs, runs of blanks, CR, comments
+# and blank lines (the exact match) in the second; query 2 spans both halves.
+MIXED_RUN = (
+    "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.5 t extra fields\n2 Q0 a 1 3 t\n2 Q0 c 2 2.5 t\n"
+    "2\tQ0 d  3 2.25 t\r\n\n  # comment\n   \n2 Q0 b 4 -1e3 t\n#x\n3 Q0 x nan 1.0 t"
+)
+MIXED_QRELS = "1 0 a 1\n1 0 b 0\n2 0 d 2\n# c\n\n2\t0  c 3\r\n3 0 y -1\n"
+
+
+@pytest.mark.parametrize("batch_bytes", BATCHES)
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("bom", [False, True])
+def test_converted_file_is_the_file_read_whole(
+    tmp_path: Path, batch_bytes: int, gz: bool, bom: bool
+) -> None:
+    cases: list[tuple[TrecKind, str, Callable[[Path], pl.DataFrame]]] = [
+        ("run", MIXED_RUN, pg.read_trec_run),
+        ("qrels", MIXED_QRELS, pg.read_trec_qrels),
+    ]
+    for kind, text, reader in cases:
+        path = write_trec_file(tmp_path / kind, text, bom=bom, compress=gz)
+        whole = reader(path)
+        assert_frame_equal(converted(path, kind, batch_bytes), whole, check_exact=True)
+    # read whole, as written above (the hand-made expectation, independent of batches)
+    assert pg.read_trec_run(write_trec_file(tmp_path / "r", MIXED_RUN)).rows() == [
+        ("1", "a", 2.0, 1, "t"), ("1", "b", 1.5, 2, "t"), ("2", "a", 3.0, 1, "t"),
+        ("2", "c", 2.5, 2, "t"), ("2", "d", 2.25, 3, "t"), ("2", "b", -1000.0, 4, "t"),
+        ("3", "x", 1.0, None, "t"),
+    ]  # fmt: skip
+
+
+BadCase = tuple[TrecKind, str, int, str, int]
+"""A file with bad lines: kind, text, the line named, the rule, the number of bad lines."""
+
+
+@pytest.mark.parametrize("batch_bytes", BATCHES)
+@pytest.mark.parametrize(
+    "case",
+    [
+        # in the first batch; the second rule's bad line before it does not count
+        ("run", "1 Q0 a 1 x t\n1 Q0 b 2\n" + MIXED_RUN, 2, "6 fields", 1),
+        # in a later batch, two of them: the first one is named, both are counted
+        ("run", MIXED_RUN + "\n4 Q0 a 1 high t\n4 Q0 b 2 low t\n", 12, "not a number", 2),
+        ("qrels", MIXED_QRELS + "9 0 z 1.5\n9 0 y 1 extra\n", 9, "4 fields", 1),
+        ("qrels", "1 0 a 1\n2 0 b 1e30\n" + MIXED_QRELS, 2, "beyond", 1),
+    ],
+)
+def test_a_bad_line_is_the_same_error_at_its_line_of_the_file(
+    tmp_path: Path, batch_bytes: int, case: BadCase
+) -> None:
+    kind, text, line, rule, count = case
+    path = write_trec_file(tmp_path / "bad.txt", text, crlf=batch_bytes == 1)
+    reader = pg.read_trec_run if kind == "run" else pg.read_trec_qrels
+    with pytest.raises(InvalidValueError) as whole:
+        reader(path)
+    with pytest.raises(InvalidValueError) as streamed:
+        converted(path, kind, batch_bytes)
+    assert str(streamed.value) == str(whole.value)
+    bad_line = text.split("\n")[line - 1].strip()
+    assert f"bad.txt, line {line}: " in str(whole.value)
+    assert f"({count} bad line(s)); line {line} is {bad_line!r}" in str(whole.value)
+    assert rule in str(whole.value)
+    assert list(tmp_path.iterdir()) == [path]  # no Parquet file left behind
+
+
+@pytest.mark.parametrize("batch_bytes", BATCHES)
+def test_a_byte_not_utf8_in_a_later_batch_names_its_line(tmp_path: Path, batch_bytes: int) -> None:
+    data = (MIXED_RUN + "\n5 Q0 caf").encode() + b"\xe9 1 1.0 t\n"
+    path = tmp_path / "latin.txt"
+    path.write_bytes(data)
+    with pytest.raises(InvalidValueError) as streamed:
+        converted(path, "run", batch_bytes)
+    assert "latin.txt, line 12: byte 0xE9 (column 9) is not UTF-8" in str(streamed.value)
+    latin = converted(path, "run", batch_bytes, encoding="latin-1")
+    assert latin.row(-1) == ("5", "caf\xe9", 1.0, 1, "t")
+
+
+@pytest.mark.parametrize("batch_bytes", BATCHES)
+def test_a_damaged_gzip_stream_is_reported_before_a_bad_line(
+    tmp_path: Path, batch_bytes: int
+) -> None:
+    packed = gzip.compress(("1 Q0 a 1 2.0\n" + RUN_TEXT * 40).encode())  # line 1 is short
+    path = tmp_path / "cut.gz"
+    path.write_bytes(packed[: len(packed) - 20])
+    with pytest.raises(pg.InputFileError, match=r"cut\.gz: not a readable gzip file"):
+        converted(path, "run", batch_bytes)
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n\n", "\n \n"])
+def test_an_empty_file_gives_an_empty_table_with_the_columns(tmp_path: Path, text: str) -> None:
+    path = write_trec_file(tmp_path / "empty.txt", text, compress=True)
+    assert_frame_equal(converted(path, "run", 1), pl.DataFrame(schema=RUN_SCHEMA))
+    assert_frame_equal(converted(path, "qrels", 1), pl.DataFrame(schema=QRELS_SCHEMA))
+
+
+def test_trec_to_parquet_refuses_what_it_cannot_do(tmp_path: Path) -> None:
+    path = write_trec_file(tmp_path / "run.txt", RUN_TEXT)
+    with pytest.raises(InvalidValueError, match=r"no folder .*nowhere"):
+        pg.trec_to_parquet(path, tmp_path / "nowhere" / "run.parquet")
+    with pytest.raises(InvalidValueError, match="kind must be one of"):
+        pg.trec_to_parquet(path, tmp_path / "run.parquet", kind="runs")  # type: ignore[arg-type]
+    with pytest.raises(InvalidValueError, match="batch_bytes must be a positive integer"):
+        pg.trec_to_parquet(path, tmp_path / "run.parquet", batch_bytes=0)
+    with pytest.raises(pg.InputFileError, match=r"missing\.txt"):
+        pg.trec_to_parquet(tmp_path / "missing.txt", tmp_path / "run.parquet")
+    assert list(tmp_path.iterdir()) == [path]
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(kind=st.sampled_from(["run", "qrels"]), batch_bytes=st.integers(1, 60), data=st.data())
+def test_any_file_converts_as_it_reads_whole(
+    tmp_path: Path, kind: TrecKind, batch_bytes: int, data: st.DataObject
+) -> None:
+    """Drawn files (hostile lines, BOM, CRLF, gzip, truncated gzip): the same table or the
+    same error, whatever the batches."""
+    f: TrecFile = data.draw(trec_files(kind=kind))
+    path = f.write(tmp_path / "drawn.txt")
+    reader = pg.read_trec_run if kind == "run" else pg.read_trec_qrels
+    try:
+        whole = reader(path)
+    except pg.GradedError as error:
+        with pytest.raises(type(error)) as streamed:
+            converted(path, kind, batch_bytes)
+        assert str(streamed.value) == str(error)
+        return
+    assert_frame_equal(converted(path, kind, batch_bytes), whole, check_exact=True)

@@ -326,13 +326,19 @@ def test_our_names_are_not_read_as_ir_measures_names() -> None:
 
 def test_names_of_columns() -> None:
     assert pg.measure_name(PREFIX + " nDCG @10 ") == "nDCG @10"
-    # two spellings of one measure give one column; our ndcg(gain=linear)@10 is another
-    # measure (trec_eval 10.0's ranking), but with compat=trec_eval_9 it is the same one
+    # every spelling asked for keeps its column, named as written (the plan computes the
+    # measure once); our ndcg(gain=linear)@10 is another measure (trec_eval 10.0's
+    # ranking), with compat=trec_eval_9 it is the same one
     named = pg.measures.as_named_measures(
         [PREFIX + "nDCG@10", "ndcg(gain=linear)@10", PREFIX + "NDCG@10", "ap",
-         "ndcg(compat=trec_eval_9,gain=linear)@10"]
+         "ndcg(compat=trec_eval_9,gain=linear)@10", PREFIX + "nDCG@10"]
     )  # fmt: skip
-    assert list(named) == ["nDCG@10", "ndcg(gain=linear)@10", "ap"]
+    assert list(named) == [
+        "nDCG@10", "ndcg(gain=linear)@10", "NDCG@10", "ap",
+        "ndcg(compat=trec_eval_9,gain=linear)@10",
+    ]  # fmt: skip
+    assert named["nDCG@10"] == named["NDCG@10"] != named["ndcg(gain=linear)@10"]
+    assert named["nDCG@10"] == named["ndcg(compat=trec_eval_9,gain=linear)@10"]
     mapped = pg.measures.as_named_measures({"mine": PREFIX + "nDCG@10"})
     assert str(mapped["mine"]) == "ndcg(compat=trec_eval_9,gain=linear)@10"
 

@@ -4,7 +4,8 @@ arithmetic), DCG cannot be represented and is an error that names the query.
 
 The values on ordinary labels are checked against trec_eval (linear and mapped gains,
 test_trec_eval_differential), the oracle (test_bruteforce) and the paper's Table 2
-(test_paper_tables).
+(test_paper_tables); ``gain=binary`` here against pytrec_eval on binarized judgments (and
+against Spark MLlib's ``ndcgAt`` in test_spark).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from fractions import Fraction
 
 import polars as pl
 import pytest
+import pytrec_eval
+from support.trec_eval import PYTREC_EVAL, SYSTEMS, random_table, trec_dicts
 
 import polars_graded as pg
 
@@ -98,3 +101,23 @@ def test_dcg_with_exponential_gain_beyond_float64_is_an_error(label: int) -> Non
     linear = df.graded.dcg(gain="linear")["dcg(gain=linear)"].to_list()
     assert linear[1] == pytest.approx(label / math.log2(3))
     assert df.graded.ndcg()["ndcg"].to_list()[1] == pytest.approx(1 / math.log2(3))
+
+
+@pytest.mark.parametrize("k", [3, 10, 1000])
+def test_binary_gain_is_trec_evals_ndcg_on_binarized_judgments(k: int) -> None:
+    """ndcg(gain=binary)@k on labels -2..4 is pytrec_eval's ``ndcg_cut_k`` (linear gain) on
+    the same judgments with every label >= 1 replaced by 1 (the recommender convention)."""
+    table = random_table(99, queries=120)
+    binarized = table.with_columns(
+        pl.when(pl.col("relevance") >= 1).then(1).otherwise("relevance").alias("relevance")
+    )
+    got = table.graded.evaluate([f"ndcg(gain=binary)@{k}"], by="system", compat=PYTREC_EVAL)
+    ours = {(s, q): v for s, q, v in got.iter_rows()}
+    checked = 0
+    for system in SYSTEMS:
+        qrels, run = trec_dicts(binarized, system)
+        evaluator = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{k}"})
+        for query, values in evaluator.evaluate(run).items():
+            assert ours[system, query] == pytest.approx(values[f"ndcg_cut_{k}"], abs=1e-9)
+            checked += values[f"ndcg_cut_{k}"] > 0
+    assert checked > 100

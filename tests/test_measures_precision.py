@@ -1,6 +1,7 @@
 """Precision, recall and R-precision (polars_graded/measures/precision.py) by hand, as
 trec_eval's ``P``, ``set_P``, ``recall`` and ``Rprec`` define them: P@k divides by k even
-beyond the ranking, recall and R-precision count every judged relevant row.
+beyond the ranking, recall and R-precision count every judged relevant row. ``hits@k`` as
+ranx defines it (ranx/metrics/hits.py) and as pytrec_eval's ``P_k`` times k.
 
 Also checked against trec_eval on random tables (test_trec_eval_differential), the oracle
 (test_bruteforce) and under every tie policy (test_ties).
@@ -166,3 +167,61 @@ def test_tie_average_equals_the_mean_over_orders(
     expected = tie_averaged(df, reference)
     got = dict(df.graded.evaluate([name], ties="average").iter_rows())
     assert got == pytest.approx(expected, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- hits
+
+
+def ranx_hits(run: list[str], qrels: dict[str, int], k: int, rel_lvl: int) -> float:
+    """ranx's ``_hits`` (ranx/metrics/hits.py): the qrels keep labels >= rel_lvl; 0 without
+    one; else the first k run documents found among them (k = 0 or past the run: all)."""
+    relevant = {doc for doc, label in qrels.items() if label >= rel_lvl}
+    if not relevant:
+        return 0.0
+    return float(sum(doc in relevant for doc in run[: k or len(run)]))
+
+
+@pytest.mark.parametrize("rel", [1, 2])
+def test_hits_equals_ranx_definition_and_k_times_pytrec_evals_p(
+    table: pl.DataFrame, rel: int
+) -> None:
+    """On the random table (ties, unjudged and unretrieved rows, empty queries) under
+    ``compat="trec_eval_9"``: ranx's count over the run in trec_eval 9.x's order (scores as
+    float32, descending; ties by document id descending), and pytrec_eval's ``P_k`` (which
+    divides by k even past the ranking) times k."""
+    cutoffs = (1, 5, 10, 100)
+    suffix = "" if rel == 1 else f"(rel={rel})"
+    names = {k: f"hits{suffix}@{k}" for k in (*cutoffs, 0)}
+    names[0] = f"hits{suffix}"  # no cutoff: ranx's k = 0
+    got = table.graded.evaluate(list(names.values()), by="system", compat="trec_eval_9")
+    rows = {(row["system"], row["query"]): row for row in got.iter_rows(named=True)}
+
+    order = table.filter(pl.col("score").is_not_null()).sort(
+        pl.col("score").cast(pl.Float32), "item", descending=True
+    )
+    runs: dict[tuple[str, str], list[str]] = {key: [] for key in rows}
+    for system, query, item in order.select("system", "query", "item").iter_rows():
+        runs[system, query].append(item)
+    qrels: dict[tuple[str, str], dict[str, int]] = {key: {} for key in rows}
+    judged = table.filter(pl.col("relevance").is_not_null())
+    for system, query, item, label in judged.select(
+        "system", "query", "item", "relevance"
+    ).iter_rows():
+        qrels[system, query][item] = label
+    for key, row in rows.items():
+        for k, name in names.items():
+            assert row[name] == ranx_hits(runs[key], qrels[key], k, rel), (key, name)
+
+    expected = pytrec_values(table, {"P.1,5,10,100"}, rel)
+    for key, values in expected.items():
+        for k in cutoffs:
+            want = k * values[f"p{suffix}@{k}"]
+            assert rows[key][names[k]] == pytest.approx(want, abs=1e-9)
+    assert sum(row[names[10]] for row in rows.values()) > 100
+
+
+def test_hits_under_average_ties_is_k_times_p() -> None:
+    """Under ``ties="average"`` both are the mean over each tie group, so still k * P@k."""
+    df = small_tied_table(5)
+    got = df.graded.evaluate(["hits@3", "p@3"], ties="average")
+    assert got["hits@3"].to_list() == pytest.approx((3 * got["p@3"]).to_list(), abs=1e-12)

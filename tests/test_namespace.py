@@ -14,9 +14,10 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import polars_graded as pg
-from polars_graded import expressions, namespace
+from polars_graded import expressions, namespace, report
 from polars_graded.measures import registry
 from polars_graded.options import ColumnOptions, RankingOptions, TiePolicy
+from polars_graded.report import NotebookReport
 
 TABLE = pl.DataFrame(
     {
@@ -36,7 +37,7 @@ def test_the_shortcuts_are_the_registered_functions() -> None:
         for name, value in vars(namespace.GradedNamespace).items()
         if callable(value) and not name.startswith("_")
     }
-    assert methods == {*NAMES, "evaluate", "summary", "compare", "per_threshold"}
+    assert methods == {*NAMES, "evaluate", "summary", "compare", "per_threshold", "report"}
 
 
 @pytest.mark.parametrize("lazy", [False, True])
@@ -102,6 +103,40 @@ def test_a_method_has_the_signature_of_its_function(name: str) -> None:
     function = described(getattr(pg, name))
     assert method[0][0] == "self" and function[0][0] == "frame"
     assert method[1:] == function[1:]
+
+
+def test_report_has_the_signature_of_build_report() -> None:
+    method = described(namespace.GradedNamespace.report)
+    function = described(pg.build_report)
+    assert method[0][0] == "self" and function[0][0] == "table"
+    assert method[1:] == function[1:]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_report_is_build_report_on_the_frame(
+    lazy: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    options: dict[str, Any] = {"measures": ["ap"], "trials": 20, "bootstrap": 20}
+    frame: Any = TABLE.lazy() if lazy else TABLE
+    got = frame.graded.report(**options)
+    want = pg.build_report(TABLE, **options)
+    assert isinstance(got, NotebookReport)
+    assert_frame_equal(got.per_query, want.per_query, check_exact=True)
+    assert_frame_equal(got.comparison, want.comparison, check_exact=True)
+    assert got.settings == want.settings
+    # With a folder, the report is written (the writing is tests/test_report_notebook.py's).
+    monkeypatch.setattr(report, "write_report", lambda rep, out: ("written", out))
+    assert frame.graded.report(tmp_path, **options) == ("written", tmp_path)
+
+
+def test_report_system_is_the_deprecated_by() -> None:
+    table = TABLE.rename({"system": "run"})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = table.graded.report(system="run", measures=["ap"], trials=20, bootstrap=20)
+    assert [w.category for w in caught] == [DeprecationWarning]
+    assert caught[0].filename == __file__  # it names the caller's line
+    assert got.system == "run" and got.order == ("a", "b")
 
 
 def test_compare_takes_every_keyword_of_pg_compare() -> None:

@@ -185,7 +185,7 @@ def test_unknown_keywords_are_a_type_error_naming_them_and_the_table_arguments(
 
 def test_an_unknown_keyword_is_refused_by_the_typed_api() -> None:
     with pytest.raises(TypeError, match="colums"):
-        pg.evaluate(three_tied(), ["ap"], colums="x")  # type: ignore[call-arg]
+        pg.evaluate(three_tied(), ["ap"], colums="x")  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize("ranked", ["yes", 1, 0, None, "False"])

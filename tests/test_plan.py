@@ -82,6 +82,59 @@ def test_per_query_takes_a_mapping() -> None:
     assert out.columns == ["system", "query", "p5", "mrr"]
 
 
+def count_expr_calls(monkeypatch: pytest.MonkeyPatch, cls: type[pg.Measure]) -> list[str]:
+    """Each call of ``cls.expr`` (one per computed column) appends the measure's name."""
+    calls: list[str] = []
+    original = cls.expr
+
+    def counted(self: pg.Measure, r: Any) -> pl.Expr:
+        calls.append(str(self))
+        return original(self, r)
+
+    monkeypatch.setattr(cls, "expr", counted)
+    return calls
+
+
+def test_every_name_asked_for_gets_its_column_computed_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two ir_measures spellings and the canonical string of one measure: three columns of
+    the same values, one computation; "map" and "ap" share the column ap."""
+    calls = count_expr_calls(monkeypatch, type(pg.NDCG))
+    names = [
+        "ir_measures:nDCG@10",
+        "ir_measures:NDCG@10",
+        "ndcg(compat=trec_eval_9,gain=linear)@10",
+    ]
+    out = table().graded.evaluate([*names, "map", "ap"], by="system")
+    columns = ["nDCG@10", "NDCG@10", "ndcg(compat=trec_eval_9,gain=linear)@10"]
+    assert out.columns == ["system", "query", *columns, "ap"]
+    assert calls == ["ndcg(compat=trec_eval_9,gain=linear)@10"]
+    assert (
+        out.select(pl.all_horizontal(pl.col(columns[1:]) == pl.col(columns[0]))).to_series().all()
+    )
+    assert (
+        out["nDCG@10"].to_list()
+        == table().graded.evaluate(["ir_measures:nDCG@10"], by="system")["nDCG@10"].to_list()
+    )
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_mapping_may_name_one_measure_twice(monkeypatch: pytest.MonkeyPatch, lazy: bool) -> None:
+    calls = count_expr_calls(monkeypatch, type(pg.AP))
+    frame = table().lazy() if lazy else table()
+    named = {"a": "ap@5", "b": pg.AP @ 5, "c": "map(rel=1)@5"}
+    per_query = frame.graded.evaluate(named, by="system")
+    got = per_query.collect() if isinstance(per_query, pl.LazyFrame) else per_query
+    assert calls == ["ap@5"]
+    plain = table().graded.evaluate(["ap@5"], by="system")["ap@5"].to_list()
+    assert got.columns == ["system", "query", "a", "b", "c"]
+    assert got["a"].to_list() == got["b"].to_list() == got["c"].to_list() == plain
+    summary = table().graded.summary({"a": "ap@5", "b": "ap@5"}, by="system")
+    assert summary.columns == ["system", "num_q", "a", "b"]
+    assert summary["a"].to_list() == summary["b"].to_list()
+
+
 @pytest.mark.parametrize(("name", "by"), [("query", None), ("system", "system")])
 def test_an_output_name_that_is_a_key_column_is_an_error(name: str, by: str | None) -> None:
     with pytest.raises(pg.InvalidValueError, match=f"output name '{name}'.*key column"):

@@ -3,8 +3,8 @@
 The ```python blocks run in order in one namespace, as the cells of a notebook, in a folder
 holding the files the README names (``runs.parquet`` with a ``system`` column,
 ``ranked_log.parquet`` in ranked order, ``logs/`` of Parquet files, the TREC files
-``run.txt``, ``qrels.txt``, ``bm25.txt``, ``splade.txt``; ``topics.csv``, Robust 2003's
-topics as old or new); a LazyFrame a block leaves as an
+``run.txt``, ``qrels.txt``, ``bm25.txt``, ``splade.txt``; ``examples/topics.csv``, the
+repository's own, Robust 2003's topics as old or new); a LazyFrame a block leaves as an
 expression is collected, as the next cell would. The ``polars-graded`` commands of the
 ```bash blocks run in process (``cli.main``) in the same folder; those on ``../shared/data``
 run when the data is there (they fail under ``CI=true`` without it). A block that cannot
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import glob
+import gzip
 import re
 import shlex
 import shutil
@@ -36,6 +37,8 @@ from support.trec_files import trec_text, write_trec_file
 from polars_graded import cli, errors
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+TOPICS = README.parent / "examples" / "topics.csv"
+"""The Robust 2003 topics as old or new, which the README's report example reads."""
 _BLOCK = re.compile(
     r"(?:<!--\s*readme-test:\s*(?P<directive>.*?)\s*-->\s*\n)?^```(?P<lang>\w*)\n(?P<code>.*?)^```",
     re.DOTALL | re.MULTILINE,
@@ -138,10 +141,8 @@ def write_fixtures(root: Path) -> None:
         write_trec_file(root / f"{system}.txt", run)
     write_trec_file(root / "run.txt", trec_text(one)[0])
     write_trec_file(root / "qrels.txt", qrels)
-    topics = [*range(301, 451), *range(601, 651)]  # Robust 2003's old and new topics
-    pl.DataFrame(
-        {"query": topics, "topics": ["old" if q < 600 else "new" for q in topics]}
-    ).write_csv(root / "topics.csv")
+    (root / "examples").mkdir()  # the file the repository ships, where the README names it
+    shutil.copy(TOPICS, root / "examples" / "topics.csv")
 
 
 @pytest.fixture(scope="module")
@@ -262,3 +263,17 @@ def test_readme_quotes_the_robust_report(
     assert len(rows) >= 10
     for row in rows:
         assert any(all(w.get(k) == v for k, v in row.items()) for w in written), row
+
+
+def test_shipped_topics_are_the_robust_qrels_topics() -> None:
+    """examples/topics.csv has one row per topic of NIST's Robust 2003 qrels: the 50 old
+    ones (below 600, from TREC 6-8) and the 50 new ones (601-650), as its SOURCE.md says."""
+    qrels = require_shared_data("trec2003-robust") / "robust03_qrels.txt.gz"
+    with gzip.open(qrels, "rt") as lines:
+        judged = sorted({int(line.split()[0]) for line in lines})
+    topics = pl.read_csv(TOPICS)
+    assert topics.columns == ["query", "topics"]
+    assert topics["query"].to_list() == judged
+    assert topics.filter(pl.col("topics") == "new")["query"].to_list() == list(range(601, 651))
+    assert topics.filter(pl.col("topics") == "old")["query"].is_between(301, 450).all()
+    assert topics["topics"].value_counts().sort("topics").rows() == [("new", 50), ("old", 50)]

@@ -38,7 +38,7 @@ def test_public_names_and_the_report_alias() -> None:
     assert callable(compute_report)
     assert callable(trec_table)
     for name in ("require_extras", "run_names", "write_report", "ReportFiles", "Report",
-                 "describe", "count_ties", "to_html", "to_markdown"):  # fmt: skip
+                 "NotebookReport", "describe", "count_ties", "to_html", "to_markdown"):  # fmt: skip
         assert callable(getattr(report, name)), name
     files = report.ReportFiles(*(Path("out") / name for name in report.FILES))
     assert (files.html.name, files.markdown.name, files.per_query.name, files.latex) == (

@@ -5,7 +5,9 @@ and their errors, all through the typed API."""
 from __future__ import annotations
 
 import inspect
+import re
 import typing
+from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
@@ -16,7 +18,16 @@ from support.report import MEASURES, built_fixture, folder_fixture, table_fixtur
 import polars_graded as pg
 from polars_graded import report
 from polars_graded.options import ColumnOptions
-from polars_graded.report.compute import ReportOptions, compute_report, paired_differences
+from polars_graded.report.compute import (
+    BLOCK_STEP_NAMES,
+    RENDERING,
+    STEPS,
+    ReportOptions,
+    compute_report,
+    paired_differences,
+)
+from polars_graded.report.inputs import example_table
+from polars_graded.report.sections import BLOCK_STEPS
 
 # The report's shared fixtures (table, built, folder): pytest finds them here by name.
 SHARED_FIXTURES = (built_fixture, folder_fixture, table_fixture)
@@ -93,3 +104,35 @@ def test_report_options_are_the_keywords_of_compute_report() -> None:
     assert own == keywords  # names and types: build_report forwards them whole
     assert list(own) == list(keywords)  # and in the same order
     assert set(options) == set(keywords) | table
+
+
+def shown_in_order(err: str, names: Sequence[str]) -> None:
+    """Each step's name on one bar, in order, k of n (n the steps), then the bar full."""
+    total = len(names)
+    shown = [err.index(f"report: {name}") for name in names]
+    assert shown == sorted(shown)
+    assert f"{total - 1}/{total} steps" in err[shown[-1] :]
+    # tqdm's line ends with the elapsed time, the fallback's with seconds.
+    assert re.search(rf"{total}/{total} steps( \[\d\d:\d\d\]|, \d+ s)$", err.rstrip())
+
+
+def test_progress_names_each_step_k_of_n(capsys: pytest.CaptureFixture[str]) -> None:
+    """progress=True: every step's name, in order, and the count; nothing by default."""
+    compute_report(example_table(), ["ap"], trials=20, bootstrap=20)
+    assert capsys.readouterr().err == ""
+    compute_report(example_table(), ["ap"], trials=20, bootstrap=20, progress=True)
+    assert {BLOCK_STEP_NAMES[step.__name__] for step in BLOCK_STEPS} <= set(STEPS)
+    # The last step, the charts and the files, is build_report's (next test).
+    assert STEPS[-1] == RENDERING
+    shown_in_order(capsys.readouterr().err, STEPS[:-1])
+
+
+def test_build_report_draws_one_bar_to_the_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Writing the report: compute_report's steps and the charts on one bar, not two."""
+    options: ReportOptions = {"trials": 20, "bootstrap": 20, "progress": True}
+    report.build_report(example_table(), tmp_path / "out", ["ap"], **options)
+    err = capsys.readouterr().err
+    shown_in_order(err, STEPS)
+    assert f"/{len(STEPS) - 1} steps" not in err

@@ -197,6 +197,45 @@ def test_output_schema_keeps_the_key_types(spark: SparkSession) -> None:
     assert got.collect()[0]["ap"] == 0.5
 
 
+@pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")  # inside RankingMetrics
+def test_min_rk_and_binary_gain_equal_spark_mllibs_ranking_metrics(spark: SparkSession) -> None:
+    """Spark MLlib's own ``RankingMetrics`` on the same rankings (distinct scores: it takes a
+    ranked list) and ground truth sets (labels >= 1): ``meanAveragePrecisionAt(k)`` is the
+    mean of ap(norm=min_rk)@k and ``ndcgAt(k)`` (binary relevance) of ndcg(gain=binary)@k,
+    every query counted (empty ground truth: 0 in both)."""
+    from pyspark.mllib.evaluation import RankingMetrics
+
+    table = random_table(9, queries=60)
+    distinct = pl.int_range(pl.len()).cast(pl.Float64)
+    table = table.with_columns(score=pl.when(pl.col("score").is_not_null()).then(distinct))
+    keys = ["system", "query"]
+    ranked = (
+        table.sort("score", descending=True, nulls_last=True)
+        .group_by(keys, maintain_order=True)
+        .agg(
+            pred=pl.col("item").filter(pl.col("score").is_not_null()),
+            lab=pl.col("item").filter(pl.col("relevance") >= 1),
+        )
+    )
+    pairs = [(row["pred"], row["lab"]) for row in ranked.iter_rows(named=True)]
+    metrics = RankingMetrics(spark.sparkContext.parallelize(pairs, 2))
+    names = ["ap(norm=min_rk)@5", "ndcg(gain=binary)@5", "ap@5"]
+    per_query = table.graded.evaluate(names, by="system")
+    assert per_query.height == len(pairs)
+    ap_mean, ndcg_mean, trec_eval_mean = per_query.select(pl.col(names).mean()).row(0)
+    assert metrics.meanAveragePrecisionAt(5) == pytest.approx(ap_mean, abs=1e-12)
+    assert metrics.ndcgAt(5) == pytest.approx(ndcg_mean, abs=1e-12)
+    assert ap_mean > trec_eval_mean + 0.02  # many queries have R > 5: the divisors differ
+
+    # The new names follow the registry to pgs.evaluate; a measure under two output names
+    # (hit_rate@5 is success@5) gets both columns there too.
+    measures = {"min_rk": names[0], "binary": names[1], "hr": "hit_rate@5", "s": "success@5"}
+    measures["hits"] = "hits@5"
+    got = pgs.evaluate(to_spark(spark, table), measures, by="system")
+    expected = table.graded.evaluate(measures, by="system")
+    assert_frame_equal(collected(got, keys), expected, check_exact=True)
+
+
 # --------------------------------------------------------------------------- errors
 
 

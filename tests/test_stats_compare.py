@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -28,7 +28,7 @@ from polars_graded.stats.grid import (
     order_systems,
     query_grid,
 )
-from polars_graded.stats.options import MISSING_POLICIES, MissingPolicy
+from polars_graded.stats.options import MISSING_POLICIES, TESTS, MissingPolicy, Test
 
 FAST: dict[str, Any] = {"trials": 2000, "bootstrap": 2000}
 
@@ -611,3 +611,76 @@ def test_namespace_needs_one_system_column() -> None:
 
 def test_top_level_export() -> None:
     assert pg.compare is compare
+
+
+# --- test=, the Wilcoxon signed-rank test and the effect sizes (issue 28, items 8 and 9) -----
+
+
+@pytest.mark.parametrize("missing", ["zero", "common"])
+def test_wilcoxon_and_effect_sizes_equal_scipy_and_numpy(missing: MissingPolicy) -> None:
+    # Values on a grid of 0.1 (zeros and ties in the differences, as with P@10), 60 queries:
+    # scipy's normal approximation; the queries a system lacks follow ``missing``.
+    frame = per_query_table(4, 60, drop=0.08, seed=11).with_columns(pl.col("ap").round(1))
+    out = compare(frame, ["ap"], missing=missing, trials=200, bootstrap=200)
+    values = as_dicts(frame, "ap")
+    union = sorted(set().union(*values.values()))
+    common = sorted(set.intersection(*(set(v) for v in values.values())))
+    compared = union if missing == "zero" else common
+    base = np.array([values["s0"].get(q, 0.0) for q in compared])
+    for system, own in values.items():
+        x = np.array([own.get(q, 0.0) for q in compared])
+        row = row_of(out, system, "ap")
+        assert row["change_pct"] == pytest.approx(100 * (x.mean() / base.mean() - 1), rel=1e-12)
+        if system == "s0":
+            assert row["p_wilcoxon"] is None and row["d_z"] is None
+            continue
+        d = x - base
+        assert (d == 0).any()  # the zeros scipy drops are there
+        assert row["p_wilcoxon"] == pytest.approx(scipy.stats.wilcoxon(x, base).pvalue, rel=1e-12)
+        assert row["d_z"] == pytest.approx(d.mean() / np.std(d, ddof=1), rel=1e-12)
+
+
+def test_wilcoxon_on_few_queries_is_scipys_exact_p() -> None:
+    frame = per_query_table(3, 9, seed=2)
+    out = compare(frame, ["ap"], trials=200, bootstrap=200)
+    values = as_dicts(frame, "ap")
+    base = np.array(list(values["s0"].values()))
+    for system in ("s1", "s2"):
+        x = np.array(list(values[system].values()))
+        assert row_of(out, system, "ap")["p_wilcoxon"] == scipy.stats.wilcoxon(x, base).pvalue
+
+
+def test_test_chooses_the_p_value_that_decides_significant() -> None:
+    # A few large losses among many small wins: the mean barely moves (t-test, randomization)
+    # while the signed ranks lean one way (Wilcoxon).
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.3, 0.6, 40)
+    better = base + np.where(np.arange(40) < 36, 0.02, -0.17) + rng.normal(0, 0.002, 40)
+    frame = pl.DataFrame(
+        {"system": ["a"] * 40 + ["b"] * 40, "query": list(range(40)) * 2, "ap": [*base, *better]}
+    )
+    chosen = {t: compare(frame, test=cast(Test, t), trials=500, bootstrap=50) for t in TESTS}
+    for t, out in chosen.items():
+        column = {"randomization": "p_randomization_holm", "t": "p_ttest_holm"}.get(
+            t, "p_wilcoxon_holm"
+        )
+        assert out["significant"].to_list() == [False, out[column][1] < 0.05]
+        others = out.drop("significant")
+        assert_frame_equal(others, chosen["randomization"].drop("significant"))
+    assert chosen["wilcoxon"]["significant"][1]
+    assert not chosen["randomization"]["significant"][1]
+    assert not chosen["t"]["significant"][1]
+
+
+def test_a_bad_test_is_refused_with_the_choices() -> None:
+    with pytest.raises(pg.InvalidValueError, match="'randomization', 't' or 'wilcoxon', got 'T'"):
+        compare(per_query_table(2, 5), test="T")  # type: ignore[arg-type]
+
+
+def test_identical_systems_have_no_effect_size_and_p_one() -> None:
+    frame = per_query_table(2, 12).with_columns(
+        pl.when(pl.col("system") == "s1").then(pl.col("ap").shift(12)).otherwise("ap").alias("ap")
+    )
+    out = compare(frame, ["ap"], trials=100, bootstrap=100)
+    row = row_of(out, "s1", "ap")
+    assert (row["p_wilcoxon"], row["d_z"], row["change_pct"]) == (1.0, None, 0.0)

@@ -20,6 +20,7 @@ from support.gate import BASE, ap, ranked_table
 import polars_graded as pg
 from polars_graded.errors import InvalidValueError
 from polars_graded.stats.gate import GATE_COLUMNS, bootstrap_lower
+from polars_graded.stats.options import Test
 
 
 def test_p_value_and_means_match_scipy() -> None:
@@ -193,3 +194,62 @@ def test_unknown_measure() -> None:
     table = ranked_table({"prod": BASE, "new": BASE})
     with pytest.raises(pg.UnknownMeasureError):
         pg.gate(table, ["nope@3"], baseline="prod", candidate="new", max_drop=0.0)
+
+
+# --- test=: the same margin for every test (issue 28, item 8) --------------------------------
+
+
+def test_wilcoxon_gate_is_scipys_one_sided_test_on_shifted_differences() -> None:
+    new = [1, 1, 2, 2, 1, 1, 3, 1]
+    result = pg.gate(
+        ranked_table({"prod": BASE, "new": new}),
+        ["ap"],
+        baseline="prod",
+        candidate="new",
+        max_drop=0.05,
+        bootstrap=100,
+        test="wilcoxon",
+    )
+    d = ap(new) - ap(BASE)
+    expected = stats.wilcoxon(d + 0.05, alternative="greater").pvalue
+    assert result.table["p_value"][0] == pytest.approx(expected, rel=1e-12)
+    assert result.passed == (expected < 0.05)
+
+
+def test_randomization_gate_is_close_to_the_exact_one_sided_enumeration() -> None:
+    new = [1, 1, 2, 1, 1, 1, 2, 1]
+    d = ap(new) - ap(BASE) + 0.02
+    flips = [np.dot(signs, d) for signs in itertools.product((1.0, -1.0), repeat=d.size)]
+    exact = np.mean(np.array(flips) >= d.sum() - 1e-12)
+    result = pg.gate(
+        ranked_table({"prod": BASE, "new": new}),
+        ["ap"],
+        baseline="prod",
+        candidate="new",
+        max_drop=0.02,
+        bootstrap=100,
+        trials=20_000,
+        test="randomization",
+    )
+    # Binomial sd of the estimate at 20,000 trials: below 0.004 for any p.
+    assert result.table["p_value"][0] == pytest.approx(exact, abs=0.015)
+
+
+@pytest.mark.parametrize("test", ["wilcoxon", "randomization"])
+def test_an_identical_candidate_passes_any_positive_margin(test: Test) -> None:
+    table = ranked_table({"prod": BASE, "new": BASE})
+    options: dict[str, Any] = {"baseline": "prod", "candidate": "new", "bootstrap": 100}
+    assert pg.gate(table, ["ap"], max_drop=0.01, test=test, **options).passed
+    assert not pg.gate(table, ["ap"], max_drop=0.0, test=test, **options).passed
+
+
+def test_a_bad_gate_test_is_refused() -> None:
+    with pytest.raises(InvalidValueError, match="test must be 'randomization', 't' or 'wilcoxon'"):
+        pg.gate(
+            ranked_table({"prod": BASE, "new": BASE}),
+            ["ap"],
+            baseline="prod",
+            candidate="new",
+            max_drop=0.01,
+            test="sign",  # type: ignore[arg-type]
+        )

@@ -23,17 +23,23 @@ from polars_graded.stats.grid import compared_queries, query_grid
 from polars_graded.stats.judgment_bounds import judgment_bounds
 from polars_graded.stats.latex import means_latex
 from polars_graded.stats.options import (
+    BOOTSTRAP_METHODS,
+    CORRECTION_NAMES,
     CORRECTIONS,
     DEFAULTS,
+    GATE_CORRECTION,
+    GATE_TEST,
     MAX_RESAMPLES,
     MISSING_POLICIES,
     Statistics,
+    check_bootstrap_method,
     check_correction,
     check_count,
     check_fraction,
     check_missing,
     check_options,
     check_seed,
+    check_test,
 )
 from polars_graded.stats.pairs import compact_letters, compare_pairs, significance_matrix
 from polars_graded.stats.segments import compare_segments
@@ -59,15 +65,33 @@ PUBLIC: tuple[Callable[..., Any], ...] = (
 )
 
 
+OWN_DEFAULTS: dict[tuple[str, str], object] = {
+    ("gate", "correction"): GATE_CORRECTION,
+    ("gate", "test"): GATE_TEST,
+}
+"""The defaults that differ from DEFAULTS on purpose: the gate corrects nothing across its
+measures (it passes only when every measure passes), as before correction= existed, and
+decides by its t-test, as before test= existed."""
+
+
+def _default(owner: str, name: str) -> object:
+    return OWN_DEFAULTS.get((owner, name), getattr(DEFAULTS, name))
+
+
 def test_defaults() -> None:
     names = ("missing", "trials", "bootstrap", "confidence", "alpha", "seed", "correction")
-    assert names == OPTIONS
+    assert names == OPTIONS[: len(names)]
+    assert {"test", "bootstrap_method"} <= set(OPTIONS)
     assert Statistics() == DEFAULTS
     assert (DEFAULTS.missing, DEFAULTS.trials, DEFAULTS.bootstrap) == ("zero", 10_000, 10_000)
     assert (DEFAULTS.confidence, DEFAULTS.alpha, DEFAULTS.seed) == (0.95, 0.05, 0)
     assert DEFAULTS.correction == "holm"
     assert MISSING_POLICIES == ("zero", "common")
-    assert CORRECTIONS == ("holm", "bh", "none")
+    assert CORRECTIONS == ("bonferroni", "holm", "holm-sidak", "bh", "none")
+    assert set(CORRECTION_NAMES) == set(CORRECTIONS)
+    assert DEFAULTS.bootstrap_method == "percentile"
+    assert BOOTSTRAP_METHODS == ("percentile", "bca")
+    assert GATE_CORRECTION == "none"
 
 
 @pytest.mark.parametrize("function", PUBLIC, ids=lambda f: f.__qualname__)
@@ -77,7 +101,8 @@ def test_signature_defaults_are_the_defaults(function: Callable[..., Any]) -> No
     shared = [name for name in OPTIONS if name in parameters]
     assert shared
     for name in shared:
-        assert parameters[name].default == getattr(DEFAULTS, name), (function, name)
+        expected = _default(function.__name__, name)
+        assert parameters[name].default == expected, (function, name)
 
 
 @pytest.mark.parametrize("module", [cli_report, cli_gate], ids=["report", "gate"])
@@ -88,9 +113,9 @@ def test_command_defaults_are_the_defaults(module: Any) -> None:
     shared = [name for name in OPTIONS if name in actions]
     assert shared
     for name in shared:
-        action = actions[name]
-        assert action.default == getattr(DEFAULTS, name), name
-        assert f"{getattr(DEFAULTS, name)}" in (action.help or ""), name
+        action, expected = actions[name], _default(module.__name__.rsplit(".", 1)[1], name)
+        assert action.default == expected, name
+        assert f"{expected}" in (action.help or ""), name
 
 
 def test_settings_hold_the_statistics() -> None:
@@ -100,7 +125,7 @@ def test_settings_hold_the_statistics() -> None:
 
 
 def test_keywords() -> None:
-    statistics = Statistics("common", 5, 6, 0.9, 0.1, 7, "bh")
+    statistics = Statistics("common", 5, 6, 0.9, 0.1, 7, "bh", bootstrap_method="bca")
     keywords = statistics.keywords()
     assert keywords == {
         "missing": "common",
@@ -110,6 +135,8 @@ def test_keywords() -> None:
         "alpha": 0.1,
         "seed": 7,
         "correction": "bh",
+        "test": DEFAULTS.test,
+        "bootstrap_method": "bca",
     }
     assert Statistics(**keywords) == statistics
 
@@ -131,7 +158,20 @@ def test_frozen() -> None:
         ({"confidence": 1.0}, "confidence must be a number strictly between 0 and 1, got 1.0"),
         ({"confidence": "0.9"}, "confidence must be a number strictly between 0 and 1, got '0.9'"),
         ({"alpha": 0}, "alpha must be a number strictly between 0 and 1, got 0"),
-        ({"correction": "fdr"}, "correction must be 'holm', 'bh' or 'none', got 'fdr'"),
+        (
+            {"correction": "fdr"},
+            "correction must be 'bonferroni', 'holm', 'holm-sidak', 'bh' or 'none', got 'fdr'",
+        ),
+        (
+            {"correction": "fdr_bh"},
+            "correction must be 'bonferroni', 'holm', 'holm-sidak', "
+            "'bh' or 'none', got 'fdr_bh'; did you mean 'bh'?",
+        ),
+        (
+            {"bootstrap_method": "BCa"},
+            "bootstrap_method must be 'percentile' or 'bca', got 'BCa'; did you mean 'bca'?",
+        ),
+        ({"bootstrap_method": None}, "bootstrap_method must be 'percentile' or 'bca', got None"),
         # In the order of the fields: the first bad option is named.
         ({"alpha": 2, "trials": 0, "correction": "x"}, "trials must be an integer >= 1"),
         ({"alpha": 2, "correction": "x"}, "alpha must be a number strictly between 0 and 1"),
@@ -145,13 +185,21 @@ def test_checks(options: dict[str, Any], message: str) -> None:
 
 def test_checks_are_the_functions() -> None:
     """The dataclass says what the check functions say, in the same order."""
-    bad_values = ({"missing": "x"}, {"bootstrap": 0}, {"confidence": 2}, {"correction": 1})
+    bad_values = (
+        {"missing": "x"},
+        {"bootstrap": 0},
+        {"confidence": 2},
+        {"correction": 1},
+        {"bootstrap_method": "x", "correction": "y"},
+    )
     for bad in (*bad_values, {"seed": -1}, {"trials": MAX_RESAMPLES + 1}):
         values: dict[str, Any] = {**DEFAULTS.keywords(), **bad}
         with pytest.raises(InvalidValueError) as expected:
             check_options(*(values[n] for n in OPTIONS[:5]))
             check_seed(values["seed"])
             check_correction(values["correction"])
+            check_test(values["test"])
+            check_bootstrap_method(values["bootstrap_method"])
         with pytest.raises(InvalidValueError) as got:
             Statistics(**values)
         assert str(got.value) == str(expected.value)

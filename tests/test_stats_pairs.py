@@ -25,7 +25,7 @@ import polars_graded as pg
 from polars_graded.errors import InvalidValueError
 from polars_graded.stats.compare import compare
 from polars_graded.stats.corrections import adjust, benjamini_hochberg
-from polars_graded.stats.options import Correction
+from polars_graded.stats.options import Correction, Test
 from polars_graded.stats.pairs import (
     compact_letters,
     compare_pairs,
@@ -129,8 +129,8 @@ def test_corrections_of_the_pairs_per_measure() -> None:
 
 
 def test_adjust_refuses_an_unknown_correction() -> None:
-    with pytest.raises(InvalidValueError, match="correction must be 'holm', 'bh' or 'none'"):
-        adjust(np.array([0.1]), "bonferroni")  # type: ignore[arg-type]
+    with pytest.raises(InvalidValueError, match="'holm-sidak', 'bh' or 'none', got 'BY'"):
+        adjust(np.array([0.1]), "BY")  # type: ignore[arg-type]
 
 
 # --- randomization test ----------------------------------------------------------------------
@@ -253,11 +253,17 @@ def test_shape_order_and_dtypes() -> None:
         "diff",
         "diff_ci_low",
         "diff_ci_high",
+        "d_z",
+        "change_pct",
         "wins",
         "ties",
         "losses",
         "p_randomization",
         "p_randomization_adjusted",
+        "p_ttest",
+        "p_ttest_adjusted",
+        "p_wilcoxon",
+        "p_wilcoxon_adjusted",
         "p_tukey",
         "significant",
     ]
@@ -310,8 +316,8 @@ def test_compare_default_is_the_baseline_comparison() -> None:
     [
         ({"pairs": "some"}, "pairs must be 'baseline' or 'all', got 'some'"),
         ({"pairs": "all", "baseline": "s0"}, "drop baseline='s0'"),
-        ({"correction": "bh"}, "correction='bh' needs pairs='all'"),
-        ({"pairs": "all", "correction": "fdr"}, "correction must be 'holm', 'bh' or 'none'"),
+        ({"correction": "fdr"}, "'holm-sidak', 'bh' or 'none', got 'fdr'"),
+        ({"pairs": "all", "correction": "fdr"}, "'holm-sidak', 'bh' or 'none', got 'fdr'"),
     ],
 )
 def test_bad_options(kwargs: dict[str, Any], message: str) -> None:
@@ -492,3 +498,42 @@ def test_many_letters_are_spaced() -> None:
     assert len(set().union(*letters)) == 64
     assert all(len(cell) == 8 for cell in letters)
     assert "a2" in set().union(*letters)
+
+
+# --- test=, the t-test and Wilcoxon per pair, the effect sizes (issue 28, items 8 and 9) ----
+
+
+def test_each_pair_has_scipys_tests_and_numpys_effect_sizes() -> None:
+    systems = {k: np.round(v, 1) for k, v in random_systems(4, 30, seed=5).items()}
+    out = compare_pairs(frame_of(systems), trials=200, bootstrap=100, correction="bonferroni")
+    for a, b in itertools.combinations(systems, 2):
+        row, x, y = pair_row(out, a, b), systems[a], systems[b]
+        d = y - x
+        assert row["p_ttest"] == pytest.approx(scipy.stats.ttest_rel(y, x).pvalue, rel=1e-12)
+        assert row["p_wilcoxon"] == pytest.approx(scipy.stats.wilcoxon(y, x).pvalue, rel=1e-12)
+        assert row["d_z"] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
+        assert row["change_pct"] == pytest.approx(100 * (y.mean() - x.mean()) / x.mean())
+    for name in ("p_ttest", "p_wilcoxon"):
+        expected = multipletests(out[name].to_numpy(), method="bonferroni")[1]
+        np.testing.assert_allclose(out[f"{name}_adjusted"].to_numpy(), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon"])
+def test_the_chosen_test_decides_significant_and_the_letters(test: Test) -> None:
+    # 20 sign flips: no randomization p below 1/21, none significant after Holm over 6 pairs.
+    frame = frame_of(random_systems(4, 30, seed=2))
+    out = compare_pairs(frame, trials=20, bootstrap=50, test=test)
+    column = {"t": "p_ttest_adjusted", "wilcoxon": "p_wilcoxon_adjusted"}[test]
+    assert out["significant"].to_list() == (out[column] < 0.05).to_list()
+    assert out["significant"].any() and not (out["p_randomization_adjusted"] < 0.05).any()
+    via_compare = compare(frame, pairs="all", test=test, trials=20, bootstrap=50)
+    assert_frame_equal(via_compare, out)
+    letters = compact_letters(out, "v", p_value=column)
+    assert letters["letters"].n_unique() > 1
+
+
+def test_one_query_has_no_t_test_and_no_d_z() -> None:
+    out = compare_pairs(frame_of({"a": np.array([0.2]), "b": np.array([0.5])}), **FAST)
+    row = pair_row(out, "a", "b")
+    assert (row["p_ttest"], row["p_ttest_adjusted"], row["d_z"]) == (None, None, None)
+    assert row["p_wilcoxon"] == 1.0  # scipy's exact p on one difference

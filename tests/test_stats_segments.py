@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+import scipy.stats
 from polars.testing import assert_frame_equal
 from statsmodels.stats.multitest import multipletests
 from support.report import synthetic_table
@@ -343,8 +344,8 @@ def test_a_query_in_two_segments_is_an_error_naming_column_rule_and_rows(
         ({"segment": "lang", "min_queries": 0}, InvalidValueError,
          r"min_queries must be an integer >= 1, got 0"),
         ({"segment": "lang", "min_queries": 2.5}, InvalidValueError, r"min_queries must be"),
-        ({"segment": "lang", "correction": "bonferroni"}, InvalidValueError,
-         r"correction must be 'holm', 'bh' or 'none'"),
+        ({"segment": "lang", "correction": "BY"}, InvalidValueError,
+         r"correction must be 'bonferroni', 'holm', 'holm-sidak', 'bh' or 'none'"),
         ({"segment": "lang", "baseline": "zz"}, InvalidValueError, r"baseline 'zz' is not"),
         ({"segment": "lang", "trials": 0}, InvalidValueError, r"trials must be"),
     ],
@@ -404,3 +405,28 @@ def test_robust_2003_old_and_new_topics(robust: pl.DataFrame) -> None:
     assert uic["overall_diff"].item() > 0 > uic["diff"].item()
     old = out.filter(topics="old", system="uic0301", measure="ap")
     assert old["significant"].item() and old["diff"].item() > 0
+
+
+# --- test=: every test corrected across segments x systems (issue 28, item 8) ---------------
+
+
+def test_wilcoxon_per_segment_is_scipys_and_decides_when_chosen(table: pl.DataFrame) -> None:
+    out = compare_segments(table, ["ap"], segment="lang", test="wilcoxon", **FAST)
+    grid = table.pivot("system", index=["lang", "query"], values="ap")
+    tested = out.filter(pl.col("tested") & (pl.col("system") != "a"))
+    for row in tested.iter_rows(named=True):
+        part = grid.filter(pl.col("lang") == row["lang"])
+        expected = scipy.stats.wilcoxon(part[row["system"]], part["a"]).pvalue
+        assert row["p_wilcoxon"] == pytest.approx(expected, rel=1e-12)
+    p = tested["p_wilcoxon"].to_numpy()
+    np.testing.assert_allclose(tested["p_wilcoxon_adjusted"], multipletests(p, method="holm")[1])
+    assert (
+        out["significant"].to_list()
+        == (out["p_wilcoxon_adjusted"] < 0.05).fill_null(False).to_list()
+    )
+    assert (
+        out.filter(~pl.col("tested"))["p_wilcoxon"].null_count()
+        == out.filter(~pl.col("tested")).height
+    )
+    reversals = segment_reversals(out)
+    assert {"p_ttest_adjusted", "p_wilcoxon_adjusted"} <= set(reversals.columns)

@@ -41,12 +41,23 @@ from polars_graded.cli.values import check_folder, positive, split_measures
 from polars_graded.defaults import DEFAULT_MEASURES, ENGINE, SYSTEM
 from polars_graded.errors import GradedError
 from polars_graded.io import join_run_qrels, read_trec_qrels, read_trec_run
-from polars_graded.measures.names.parse import measure_name
+from polars_graded.measures.names.parse import as_measure, measure_name
 from polars_graded.options import TableSpec
 from polars_graded.report import trec_table
 from polars_graded.scale import memory, parquet, partitions
+from polars_graded.scale import trec as scale_trec
 
-_OUTPUT_SUFFIXES = (".parquet", ".pq", ".csv")
+_FORMATS: Final = {
+    ".parquet": "Parquet",
+    ".pq": "Parquet",
+    ".csv": "CSV",
+    ".json": "JSON",
+    ".jsonl": "JSON Lines",
+    ".ndjson": "JSON Lines",
+}
+"""``-o``: the file's extension chooses its format."""
+STDOUT: Final = "-"
+"""``-o -``: the per-query values as JSON Lines on stdout (the summary goes to stderr)."""
 _DEFAULT_MEAN: Final[plan.MeanKind] = inspect.signature(plan.summary).parameters["mean"].default
 """``--mean`` when not given: the summary's own default."""
 _INPUT: Final = InputHelp(
@@ -91,8 +102,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="FILE",
         help=(
-            "write the per-query values (.parquet or .csv) into an existing folder; "
-            "checked before the evaluation starts"
+            "write the per-query values into an existing folder, in the format the "
+            "extension names: .parquet, .csv, .json (an array of records) or .jsonl (a "
+            "record per line; also .ndjson); '-o -' writes JSON Lines to stdout and the "
+            "summary to stderr (for jq); checked before the evaluation starts"
         ),
     )
     _add_partition_options(parser)
@@ -120,16 +133,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_partition_options(parser: argparse.ArgumentParser) -> None:
-    """``--memory-budget``, ``--partitions`` and ``--spill-dir``: a Parquet TABLE larger than
-    memory."""
+    """``--memory-budget``, ``--partitions`` and ``--spill-dir``: a Parquet TABLE or TREC
+    files larger than memory."""
     parser.add_argument(
         "--memory-budget",
         metavar="SIZE",
         type=_memory_size,
         help=(
             "memory the evaluation may take, e.g. 4GiB or 512MiB; a Parquet TABLE whose "
-            "evaluation would need more is evaluated in partitions of whole queries "
-            "(default: half of this machine's memory)"
+            "evaluation would need more is evaluated in partitions of whole queries, and "
+            "TREC files (--run, --qrels) that would need more are first converted to "
+            "Parquet in bounded memory (under --spill-dir) and evaluated so (default: half "
+            "of this machine's memory)"
         ),
     )
     parser.add_argument(
@@ -137,8 +152,8 @@ def _add_partition_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         type=positive,
         help=(
-            "evaluate a Parquet TABLE in N partitions of whole queries (overrides the "
-            "budget); never more than the rankings nor more than "
+            "evaluate a Parquet TABLE or TREC files in N partitions of whole queries "
+            "(overrides the budget); never more than the rankings nor more than "
             f"{partitions.MAX_PARTITIONS} (a warning says when capped)"
         ),
     )
@@ -147,8 +162,8 @@ def _add_partition_options(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help=(
             "where the partitions are written while evaluating in partitions (about 1.25 "
-            "times the TABLE's bytes; removed at the end; default: the system's temporary "
-            "folder, TMPDIR if set)"
+            "times the TABLE's bytes, or about the TREC runs' bytes of text; removed at the "
+            "end; default: the system's temporary folder, TMPDIR if set)"
         ),
     )
 
@@ -171,23 +186,43 @@ def run(args: argparse.Namespace) -> int:
     0
     """
     measures = named_measures(split_measures(args.measure or list(DEFAULT_MEASURES)))
-    output = output_path(args.output)  # a bad path fails before any work
+    piped = args.output == STDOUT
+    output = None if piped else output_path(args.output)  # a bad path fails before any work
     frame, spec = _input(args)
     per_query = _per_query(args, frame, measures, spec)
-    if output is not None:
+    if piped:
+        sys.stdout.write(json_ready(per_query).write_ndjson())
+    elif output is not None:
         write_table(per_query, output)
     names = [column for column in per_query.columns if column not in spec.keys]
-    print(format_table(plan.summary(per_query.lazy(), names, spec.by, args.mean).collect()))
+    summary = format_table(plan.summary(per_query.lazy(), names, spec.by, args.mean).collect())
+    # With -o - stdout holds only the records, for jq and the like.
+    print(summary, file=sys.stderr if piped else sys.stdout)
     return 0
 
 
 def _per_query(
     args: argparse.Namespace,
-    frame: pl.LazyFrame,
+    frame: pl.LazyFrame | TrecFiles,
     measures: list[str] | dict[str, str],
     spec: TableSpec,
 ) -> pl.DataFrame:
-    """The per-query values: in memory, or in partitions of a Parquet TABLE."""
+    """The per-query values: in memory, in partitions of a Parquet TABLE, or, for TREC
+    files too large for the budget (``frame`` holds their names), streamed to Parquet and
+    evaluated in partitions."""
+    if isinstance(frame, TrecFiles):
+        runs = frame.runs
+        return scale_trec.evaluate_trec(
+            runs[0] if isinstance(runs, list) and len(runs) == 1 else runs,  # one: no system
+            frame.qrels,
+            measures,
+            queries=frame.queries,
+            memory_budget=args.memory_budget,
+            partitions=args.partitions,
+            progress=not args.quiet and sys.stderr.isatty(),
+            spill_dir=args.spill_dir,
+            **spec.options(),
+        )
     count = partition_count(args)
     with reading(args.table):
         if count is None:
@@ -220,10 +255,10 @@ def named_measures(texts: Sequence[str]) -> list[str] | dict[str, str]:
     named: dict[str, str] = {}
     for given, measure in pairs:
         name = measure_name(measure) if given is None else given
-        if name in named:
+        if name in named and as_measure(named[name]) != as_measure(measure):
             msg = f"-m: two measures are named {name!r}"
             raise CommandError(msg)
-        named[name] = measure
+        named.setdefault(name, measure)  # "-m ap -m map": the same column, given once
     return named
 
 
@@ -235,8 +270,10 @@ def _name_and_measure(text: str) -> tuple[str | None, str]:
     return None, text
 
 
-def _input(args: argparse.Namespace) -> tuple[pl.LazyFrame, TableSpec]:
-    """The long table to evaluate and its spec (``by`` is ``system`` for several runs)."""
+def _input(args: argparse.Namespace) -> tuple[pl.LazyFrame | TrecFiles, TableSpec]:
+    """The long table to evaluate and its spec (``by`` is ``system`` for several runs); for
+    TREC files estimated too large for ``--memory-budget`` (or with ``--partitions``), the
+    files themselves, read later in bounded memory."""
     by = list(args.by or [])
     if reads_table(args):
         spec = table_spec(args, by, ranked=args.ranked)
@@ -246,8 +283,13 @@ def _input(args: argparse.Namespace) -> tuple[pl.LazyFrame, TableSpec]:
         msg = f"{COLUMN_FLAGS} name the columns of a TABLE, not of TREC files"
         raise CommandError(msg)
     files = trec_files(args)
+    paths = list(files.runs.values()) if isinstance(files.runs, dict) else files.runs
+    streamed = args.partitions is not None or not scale_trec.fits_in_memory(
+        [*paths, files.qrels], args.memory_budget
+    )
     if isinstance(files.runs, list) and len(files.runs) == 1:  # one unnamed run: no system
-        return _one_run(files.runs[0], files, by), table_spec(args, by, ranked=args.ranked)
+        spec = table_spec(args, by, ranked=args.ranked)
+        return (files if streamed else _one_run(files.runs[0], files, by)), spec
     others = [column for column in by if column != SYSTEM]
     if others:
         msg = (
@@ -255,8 +297,10 @@ def _input(args: argparse.Namespace) -> tuple[pl.LazyFrame, TableSpec]:
             f"--by {others[0]} is not available then"
         )
         raise CommandError(msg)
-    table = trec_table(files.runs, files.qrels, queries=files.queries)
-    return table.lazy(), table_spec(args, [SYSTEM], ranked=args.ranked)
+    spec = table_spec(args, [SYSTEM], ranked=args.ranked)
+    if streamed:
+        return files, spec
+    return trec_table(files.runs, files.qrels, queries=files.queries).lazy(), spec
 
 
 def _one_run(path: Path, files: TrecFiles, by: Sequence[str]) -> pl.LazyFrame:
@@ -268,7 +312,8 @@ def _one_run(path: Path, files: TrecFiles, by: Sequence[str]) -> pl.LazyFrame:
 
 def partition_count(args: argparse.Namespace) -> int | None:
     """Partitions for a Parquet TABLE: ``--partitions``, or more than one when its estimated
-    evaluation exceeds ``--memory-budget``; ``None`` to evaluate in memory.
+    evaluation exceeds ``--memory-budget``; ``None`` to evaluate in memory. (TREC files with
+    ``--partitions`` never come here: :func:`_input` streams them.)
 
     Examples
     --------
@@ -282,7 +327,10 @@ def partition_count(args: argparse.Namespace) -> int | None:
     in_parquet = args.table is not None and is_parquet(Path(args.table))
     if args.partitions is not None:
         if not in_parquet:
-            msg = "--partitions needs a Parquet TABLE (.parquet, a glob or a directory)"
+            msg = (
+                "--partitions needs a Parquet TABLE (.parquet, a glob or a directory) or "
+                "TREC files (--run, --qrels)"
+            )
             raise CommandError(msg)
         return int(args.partitions)
     if not in_parquet:
@@ -299,22 +347,28 @@ def _memory_size(text: str) -> int:
 
 
 def output_path(text: str | None) -> Path | None:
-    """``-o``: a ``.parquet``/``.csv`` file that can be written, checked before any work.
+    """``-o``: a file that can be written, in a format its extension names
+    (:data:`_FORMATS`), checked before any work.
 
     Examples
     --------
-    >>> output_path(str(getfixture("tmp_path") / "per_query.csv")).name
-    'per_query.csv'
+    >>> output_path(str(getfixture("tmp_path") / "per_query.jsonl")).name
+    'per_query.jsonl'
     >>> output_path("out.txt")
     Traceback (most recent call last):
     ...
-    polars_graded.cli.parser.CommandError: cannot write 'out.txt': -o must end in .parquet or .csv
+    polars_graded.cli.parser.CommandError: cannot write 'out.txt': -o must end in .parquet, \
+.pq, .csv, .json, .jsonl or .ndjson (or be - for JSON Lines on stdout), e.g. per_query.jsonl
     """
     if text is None:
         return None
     path = Path(text)
-    if path.suffix.lower() not in _OUTPUT_SUFFIXES:
-        msg = f"cannot write {text!r}: -o must end in .parquet or .csv"
+    if path.suffix.lower() not in _FORMATS:
+        *others, last = _FORMATS
+        msg = (
+            f"cannot write {text!r}: -o must end in {', '.join(others)} or {last} (or be "
+            f"{STDOUT} for JSON Lines on stdout), e.g. per_query.jsonl"
+        )
         raise CommandError(msg)
     if path.is_dir():
         msg = f"cannot write {text!r}: it is a directory"
@@ -327,19 +381,49 @@ def output_path(text: str | None) -> Path | None:
 
 
 def write_table(frame: pl.DataFrame, path: Path) -> None:
-    """Write ``frame`` as Parquet or CSV, chosen by the extension of ``path``.
+    """Write ``frame`` as Parquet, CSV, JSON (one array of records) or JSON Lines (a record
+    per line), chosen by the extension of ``path`` (:data:`_FORMATS`).
+
+    In JSON every float keeps all its digits (Python's ``json`` reads back the same
+    double), a null is ``null``, and a key keeps its type (query ``1`` is a number,
+    ``"01"`` a string).
 
     Examples
     --------
-    >>> path = getfixture("tmp_path") / "values.csv"
-    >>> write_table(pl.DataFrame({"query": [1, 2], "ap": [0.5, 1.0]}), path)
-    >>> path.read_text()
-    'query,ap\\n1,0.5\\n2,1.0\\n'
+    >>> folder = getfixture("tmp_path")
+    >>> frame = pl.DataFrame({"query": [1, 2], "ap": [1 / 3, None]})
+    >>> write_table(frame, folder / "values.csv")
+    >>> (folder / "values.csv").read_text()
+    'query,ap\\n1,0.3333333333333333\\n2,\\n'
+    >>> write_table(frame, folder / "values.jsonl")
+    >>> print((folder / "values.jsonl").read_text(), end="")
+    {"query":1,"ap":0.3333333333333333}
+    {"query":2,"ap":null}
+    >>> write_table(frame, folder / "values.json")
+    >>> (folder / "values.json").read_text()
+    '[{"query":1,"ap":0.3333333333333333},{"query":2,"ap":null}]'
     """
-    if path.suffix.lower() == ".csv":
+    kind = _FORMATS[path.suffix.lower()]
+    if kind == "CSV":
         frame.write_csv(path)
+    elif kind == "JSON":
+        json_ready(frame).write_json(path)
+    elif kind == "JSON Lines":
+        json_ready(frame).write_ndjson(path)
     else:
         frame.write_parquet(path)
+
+
+def json_ready(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with Float32 columns as Float64: JSON readers parse a number as a double,
+    and the shortest text of a float32 is not the double it stands for.
+
+    Examples
+    --------
+    >>> json_ready(pl.DataFrame({"x": [0.1]}, schema={"x": pl.Float32})).write_ndjson()
+    '{"x":0.10000000149011612}\\n'
+    """
+    return frame.with_columns(pl.selectors.by_dtype(pl.Float32).cast(pl.Float64))
 
 
 COMMAND: Final = Command(

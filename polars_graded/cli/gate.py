@@ -11,7 +11,7 @@ import argparse
 import json
 import math
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import polars as pl
 
@@ -19,8 +19,11 @@ import polars_graded
 from polars_graded.cli.inputs import reading, systems_table
 from polars_graded.cli.options import (
     InputHelp,
+    add_bootstrap_method_option,
+    add_correction_option,
     add_input_options,
     add_statistics_option,
+    add_test_option,
     add_ties_option,
     statistics_arguments,
     table_spec,
@@ -35,7 +38,13 @@ from polars_graded.cli.values import (
 )
 from polars_graded.defaults import SYSTEM
 from polars_graded.stats.gate import GateResult, gate
-from polars_graded.stats.options import DEFAULTS, MISSING_POLICIES
+from polars_graded.stats.options import (
+    DEFAULTS,
+    GATE_CORRECTION,
+    GATE_TEST,
+    MISSING_POLICIES,
+    TEST_NAMES,
+)
 
 _INPUT: Final = InputHelp(
     table=(
@@ -75,9 +84,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_statistics_option(parser, "alpha", float, "level of the test", metavar="P")
     add_statistics_option(
-        parser, "bootstrap", resample_count, "bootstrap resamples for the lower bound", "--trials"
+        parser,
+        "bootstrap",
+        resample_count,
+        "bootstrap resamples for the lower bound, and sign flips of --test randomization",
+        "--trials",
     )
     add_statistics_option(parser, "seed", seed_number, "random seed, an integer >= 0")
+    add_bootstrap_method_option(parser, "the lower bound")
+    add_correction_option(parser, "the measures (the verdict needs every one)", GATE_CORRECTION)
+    add_test_option(parser, "the verdict, one-sided on the differences plus --max-drop", GATE_TEST)
     parser.add_argument(
         "--missing",
         choices=MISSING_POLICIES,
@@ -122,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
             candidate=candidate,
             max_drop=args.max_drop,
             **statistics_arguments(args),
+            trials=args.bootstrap,  # --trials is --bootstrap: one count of random draws
             **spec.options(),
         )
     print("\n".join(verdict_lines(result, args)))
@@ -133,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
 
 def verdict_lines(result: GateResult, args: argparse.Namespace) -> list[str]:
     """One line per measure (pass or FAIL, the mean difference, its one-sided bootstrap
-    interval, the t-test's p-value, both means), then the verdict.
+    interval, the p-value of ``--test``, both means), then the verdict.
 
     Examples
     --------
@@ -149,7 +166,8 @@ def verdict_lines(result: GateResult, args: argparse.Namespace) -> list[str]:
     lines = [
         f"{row['measure']}: {'pass' if row['not_worse'] else 'FAIL'}: "
         f"diff {row['diff']:+.4f}, {level} interval [{row['lower']:+.4f}, +inf), "
-        f"p {row['p_value']:.3g} ({args.baseline} {row['baseline_mean']:.4f}, "
+        f"p {row['p_value']:.3g}{_adjusted(row, args)} ({args.baseline} "
+        f"{row['baseline_mean']:.4f}, "
         f"{args.candidate} {row['candidate_mean']:.4f}, {row['n_queries']} queries)"
         for row in result.table.iter_rows(named=True)
     ]
@@ -161,6 +179,13 @@ def verdict_lines(result: GateResult, args: argparse.Namespace) -> list[str]:
         failed = result.table.filter(~pl.col("not_worse")).get_column("measure").to_list()
         lines.append(f"verdict: FAIL on {', '.join(failed)}: not shown that {within}")
     return lines
+
+
+def _adjusted(row: dict[str, Any], args: argparse.Namespace) -> str:
+    """``", holm 0.012"``: the p-value corrected across the measures, when ``--correction``
+    is not none."""
+    correction = getattr(args, "correction", GATE_CORRECTION)
+    return "" if correction == "none" else f", {correction} {row['p_adjusted']:.3g}"
 
 
 def verdict_json(result: GateResult, args: argparse.Namespace) -> dict[str, object]:
@@ -176,12 +201,20 @@ def verdict_json(result: GateResult, args: argparse.Namespace) -> dict[str, obje
     (True, [{'measure': 'ap', 'not_worse': True}], 0.01)
     """
     settings = ("baseline", "candidate", "max_drop", "alpha", "bootstrap", "seed", "missing")
+    correction = getattr(args, "correction", GATE_CORRECTION)
+    method = getattr(args, "bootstrap_method", DEFAULTS.bootstrap_method)
+    decides = "p_value" if correction == "none" else f"p_adjusted ({correction} across measures)"
+    test = getattr(args, "test", GATE_TEST)
+    name = TEST_NAMES[test].replace("two-sided", "one-sided")
     return {
         "passed": result.passed,
-        "decision": "one-sided paired t-test p_value < alpha; lower: percentile bootstrap",
+        "decision": f"{name} on d + max_drop: {decides} < alpha; lower: {method} bootstrap",
         "measures": result.table.to_dicts(),
         "settings": {
             **{name: getattr(args, name) for name in settings},
+            "correction": correction,
+            "bootstrap_method": method,
+            "test": test,
             "by": args.by,
             "ties": args.ties,
         },
@@ -213,8 +246,9 @@ COMMAND: Final = Command(
     description=(
         "Evaluate a candidate and a baseline system per query and test, per measure, that "
         "the candidate's mean is not lower than the baseline's by more than --max-drop "
-        "(one-sided paired t-test on the differences; percentile bootstrap lower bound "
-        "beside it). Exit 0: not worse on every measure; 1: worse on some; 2: bad input. "
+        "(one-sided paired test on the differences shifted by the margin: t-test, or --test "
+        "wilcoxon / randomization; percentile or BCa bootstrap lower bound beside it). "
+        "Exit 0: not worse on every measure; 1: worse on some; 2: bad input. "
         "Input: a long table with a system column, or TREC run files and a qrels file."
     ),
     add_arguments=add_arguments,

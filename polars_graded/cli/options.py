@@ -27,7 +27,15 @@ from polars_graded.io import join_run_qrels
 from polars_graded.io.trec import QueriesMode
 from polars_graded.measures.registry import measure_help
 from polars_graded.options import COMPATS, DEFAULT_COMPAT, TIE_POLICIES, TableSpec, Ties
-from polars_graded.stats.options import DEFAULTS, Statistics
+from polars_graded.stats.options import (
+    BOOTSTRAP_METHODS,
+    CORRECTIONS,
+    DEFAULTS,
+    TESTS,
+    Correction,
+    Statistics,
+    Test,
+)
 
 COLUMNS: Final = ("query", "item", "score", "relevance")
 """The column options (``--query`` ...) every command that reads a TABLE has."""
@@ -180,6 +188,80 @@ def add_statistics_option(
         type=kind,
         default=default,
         help=f"{text} (default: {default})",
+    )
+
+
+def add_correction_option(
+    parser: argparse.ArgumentParser, family: str, default: Correction = DEFAULTS.correction
+) -> None:
+    """``--correction``: the multiple-testing correction (the choices of
+    :data:`~polars_graded.stats.options.CORRECTIONS`) across ``family``.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_correction_option(parser, "the systems")
+    >>> parser.parse_args([]).correction, parser.parse_args(["--correction", "bh"]).correction
+    ('holm', 'bh')
+    """
+    parser.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default=default,
+        help=(
+            f"multiple-testing correction across {family}: {', '.join(CORRECTIONS)} "
+            f"(default: {default}; holm-sidak: Holm-Sidak, bh: Benjamini-Hochberg)"
+        ),
+    )
+
+
+def add_test_option(
+    parser: argparse.ArgumentParser, decides: str, default: Test = DEFAULTS.test
+) -> None:
+    """``--test``: the paired test (the choices of :data:`~polars_graded.stats.options.TESTS`)
+    that decides ``decides``.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_test_option(parser, "the marks")
+    >>> parser.parse_args([]).test, parser.parse_args(["--test", "wilcoxon"]).test
+    ('randomization', 'wilcoxon')
+    """
+    parser.add_argument(
+        "--test",
+        choices=TESTS,
+        default=default,
+        help=(
+            f"the paired test that decides {decides}: randomization (sign flips), t (t-test) "
+            f"or wilcoxon (signed-rank test, scipy's defaults) (default: {default})"
+        ),
+    )
+
+
+def add_bootstrap_method_option(parser: argparse.ArgumentParser, intervals: str) -> None:
+    """``--bootstrap-method``: how ``intervals`` are read from the bootstrap resamples (the
+    choices of :data:`~polars_graded.stats.options.BOOTSTRAP_METHODS`).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_bootstrap_method_option(parser, "the intervals")
+    >>> parser.parse_args([]).bootstrap_method
+    'percentile'
+    >>> parser.parse_args(["--bootstrap-method", "bca"]).bootstrap_method
+    'bca'
+    """
+    default = DEFAULTS.bootstrap_method
+    parser.add_argument(
+        "--bootstrap-method",
+        choices=BOOTSTRAP_METHODS,
+        default=default,
+        help=(
+            f"the bootstrap method of {intervals}: percentile (the resamples' quantiles) or "
+            f"bca (bias-corrected and accelerated, as scipy's; better for skewed measures "
+            f"such as RR and P@1) (default: {default})"
+        ),
     )
 
 

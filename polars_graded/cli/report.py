@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Final
 
@@ -12,8 +13,11 @@ import polars as pl
 from polars_graded.cli.inputs import read_table, reading, systems_table
 from polars_graded.cli.options import (
     InputHelp,
+    add_bootstrap_method_option,
+    add_correction_option,
     add_input_options,
     add_statistics_option,
+    add_test_option,
     add_ties_option,
     statistics_arguments,
     table_spec,
@@ -30,7 +34,7 @@ from polars_graded.cli.values import (
 from polars_graded.defaults import REPORT_MEASURES, SYSTEM
 from polars_graded.errors import GradedError
 from polars_graded.report import build_report, require_extras
-from polars_graded.stats.options import CORRECTIONS, DEFAULTS, MISSING_POLICIES
+from polars_graded.stats.options import DEFAULTS, MISSING_POLICIES
 from polars_graded.stats.segments import MIN_QUERIES, join_segment_table
 
 _INPUT: Final = InputHelp(
@@ -82,6 +86,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_ties_option(parser)
     _add_section_options(parser)
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (shown by default when stderr is a terminal: the step "
+        "under way, k of n)",
+    )
 
 
 def _add_section_options(parser: argparse.ArgumentParser) -> None:
@@ -91,12 +102,10 @@ def _add_section_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="add the section 'All pairs': every system against every other",
     )
-    parser.add_argument(
-        "--correction",
-        choices=CORRECTIONS,
-        default=DEFAULTS.correction,
-        help="correction across pairs of systems, and across segments x systems "
-        f"(default: {DEFAULTS.correction}; bh: Benjamini-Hochberg)",
+    add_correction_option(
+        parser,
+        "the systems compared with the baseline (per measure and test), the pairs of "
+        "systems and the segments x systems",
     )
     parser.add_argument(
         "--segment",
@@ -148,6 +157,8 @@ def _add_statistics_options(parser: argparse.ArgumentParser) -> None:
     add_statistics_option(
         parser, "confidence", float, "coverage of the bootstrap intervals", metavar="C"
     )
+    add_bootstrap_method_option(parser, "the bootstrap intervals")
+    add_test_option(parser, "the marks, the letters and the counts of significant differences")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -198,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
             min_queries=args.min_queries,
             unjudged_label=args.unjudged_label,
             latex=args.latex,
+            progress=not args.quiet and sys.stderr.isatty(),
         )
     print("\n".join(str(path) for path in files))
     return 0
@@ -306,7 +318,8 @@ COMMAND: Final = Command(
     help="compare systems: HTML report, Markdown summary and per-query Parquet",
     description=(
         "Evaluate several systems, compare each with a baseline (paired randomization "
-        "test and t-test, Holm-corrected; bootstrap intervals) and write report.html "
+        "test and t-test, Holm-corrected unless --correction; bootstrap intervals, "
+        "percentile or --bootstrap-method bca) and write report.html "
         "(self-contained, charts embedded), report.md and per_query.parquet into --out. "
         "Input: a long table with a system column (Parquet or CSV), or TREC run files "
         "and a qrels file. Needs pip install 'polars-graded[report]'."

@@ -4,7 +4,10 @@ Files are read as trec_eval reads them: whitespace-separated fields (C ``isspace
 or gzip-compressed (detected by the magic bytes, not the name), blank lines skipped, lines
 whose first non-blank character is ``#`` are comments. A UTF-8 byte-order mark at the start
 is dropped (editors on Windows write one) and ``\r\n`` line ends read as ``\n``. Everything
-is columnar: the file is split into lines and fields with Polars string expressions.
+is columnar: the file is read in batches of whole lines, split into lines and fields with
+Polars string expressions (:mod:`polars_graded.io.trec_text`), so that :func:`trec_to_parquet`
+converts a run larger than memory to Parquet with the rules and line-numbered errors of
+:func:`read_trec_run`.
 
 Ids are compared byte for byte, as trec_eval compares them: a file is read as UTF-8, and a
 byte that is not UTF-8 is refused naming its line, never re-decoded behind the user's back
@@ -18,19 +21,22 @@ from __future__ import annotations
 import gzip
 import io
 import os
-import zlib
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Final, Literal, TypeVar, get_args
+from typing import Final, Literal, NamedTuple, TypeVar, get_args
 
 import polars as pl
+import pyarrow.parquet as pq
 
 from polars_graded.defaults import ENGINE
-from polars_graded.errors import (
-    ColumnTypeError,
-    InputFileError,
-    InvalidValueError,
-    MissingColumnError,
+from polars_graded.errors import ColumnTypeError, InvalidValueError, MissingColumnError, SpillError
+from polars_graded.io.trec_text import (
+    BATCH_BYTES,
+    Encoding,
+    LineRule,
+    field,
+    read_lines,
 )
 from polars_graded.options import TableSpec, as_by
 from polars_graded.ranking import sort_ranked
@@ -38,107 +44,45 @@ from polars_graded.ranking import sort_ranked
 PathLike = str | os.PathLike[str]
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 QueriesMode = Literal["qrels", "both", "all"]
-Encoding = Literal["utf-8", "latin-1"]
-ENCODINGS: tuple[Encoding, ...] = get_args(Encoding)
+TrecKind = Literal["run", "qrels"]
+Compression = Literal["zstd", "lz4", "snappy", "none"]
 
-_GZIP_MAGIC = b"\x1f\x8b"
-_UTF8_BOM = b"\xef\xbb\xbf"
-_FIELD = r"[^ \t\n\x0B\x0C\r]+"  # a run of non-whitespace, whitespace as C's isspace()
-_RUN_FIELDS = "query Q0 item rank score tag"
-_QRELS_FIELDS = "query iteration item relevance"
 _LABEL_LIMIT = 2**53
+_SCORE = field(4).cast(pl.Float64, strict=False)
+_LABEL = field(3).cast(pl.Float64, strict=False)
+RUN_RULES: Final = (
+    LineRule(pl.col("fields").list.len() < 6, "expected 6 fields (query Q0 item rank score tag)"),
+    LineRule(_SCORE.is_null(), "the score (5th field) is not a number"),
+)
+"""What every line of a run must hold, checked in this order (trec_eval's rules)."""
+QRELS_RULES: Final = (
+    LineRule(
+        pl.col("fields").list.len() != 4, "expected 4 fields (query iteration item relevance)"
+    ),
+    LineRule(
+        _LABEL.is_null() | ~_LABEL.is_finite() | (_LABEL.floor() != _LABEL),
+        "the relevance (4th field) is not an integer",
+    ),
+    # Integers from 2^53 on do not all survive the float that parses them.
+    LineRule(
+        _LABEL.abs() >= _LABEL_LIMIT, f"the relevance (4th field) is beyond ±{_LABEL_LIMIT - 1:,}"
+    ),
+)
+"""What every line of qrels must hold, checked in this order."""
+RUN_SCHEMA: Final = pl.Schema(
+    {"query": pl.String, "item": pl.String, "score": pl.Float64, "rank": pl.Int64, "tag": pl.String}
+)
+"""The columns of a run read by :func:`read_trec_run` (and :func:`trec_to_parquet`)."""
+QRELS_SCHEMA: Final = pl.Schema(
+    {"query": pl.String, "iteration": pl.String, "item": pl.String, "relevance": pl.Int64}
+)
+"""The columns of qrels read by :func:`read_trec_qrels` (and :func:`trec_to_parquet`)."""
 TAG_COLUMN: Final = "tag"
 """The column of a run's tag (6th field): :func:`read_trec_run` writes it, and
 :func:`write_trec_run` writes it back."""
 DEFAULT_TAG: Final = "polars_graded"
 """The tag :func:`write_trec_run` writes when neither ``tag=`` nor a tag column gives one."""
 _TAG = "__pg_tag"  # the writer's own name for the tag, whatever the user's columns are called
-
-
-def _read_text(path: PathLike, encoding: Encoding = "utf-8") -> str:
-    """The file's text, gunzipped if it starts with the gzip magic bytes, without a BOM.
-
-    A file that cannot be read (missing, a directory, no permission) or a truncated or
-    corrupt gzip stream is an :class:`InputFileError` naming the file; a byte that is not
-    UTF-8 (under the default ``encoding``) an :class:`InvalidValueError` naming its line.
-    """
-    _check_encoding(encoding)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        msg = f"cannot read {os.fspath(path)}: {error.strerror or error}"
-        raise InputFileError(msg) from error
-    if data[:2] == _GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, gzip.BadGzipFile, zlib.error) as error:  # truncated, header, data
-            msg = (
-                f"{os.fspath(path)}: not a readable gzip file (it starts with the gzip magic "
-                f"bytes but is truncated or corrupt: {error})"
-            )
-            raise InputFileError(msg) from error
-    # The BOM goes before decoding so that latin-1 cannot keep it as 'ï»¿'.
-    data = data.removeprefix(_UTF8_BOM)
-    if encoding == "latin-1":  # every byte one character: ids still match byte for byte
-        return data.decode("latin-1")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise _not_utf8(path, data, error) from None
-
-
-def _check_encoding(encoding: object) -> None:
-    if encoding not in ENCODINGS:
-        msg = f"encoding must be one of {list(ENCODINGS)}, got {encoding!r}"
-        raise InvalidValueError(msg)
-
-
-def _not_utf8(path: PathLike, data: bytes, error: UnicodeDecodeError) -> InvalidValueError:
-    """The error for the first byte that is not UTF-8: its line, column, byte(s) and a fix."""
-    start = data.rfind(b"\n", 0, error.start) + 1
-    end = data.find(b"\n", error.start)
-    line = data[start : end if end >= 0 else len(data)]
-    lineno = data.count(b"\n", 0, error.start) + 1
-    shown = line.decode("utf-8", "replace").strip()[:200]
-    bad = " ".join(f"0x{byte:02X}" for byte in data[error.start : error.end])
-    name = os.fspath(path)
-    msg = (
-        f"{name}, line {lineno}: byte {bad} (column {error.start - start + 1}) is not "
-        "UTF-8; ids are matched byte for byte, so every line must be UTF-8: convert the "
-        f"file (for latin-1 text: iconv -f latin1 -t utf-8 {name}), or in Python read "
-        f"every file with encoding='latin-1'; line {lineno} is {shown!r}"
-    )
-    return InvalidValueError(msg)
-
-
-def _lines(path: PathLike, encoding: Encoding) -> pl.DataFrame:
-    """Content lines with their 1-based line number (``lineno``), text and ``fields``."""
-    text = pl.Series("line", [_read_text(path, encoding)], dtype=pl.String)
-    first = pl.col("fields").list.first()
-    return (
-        text.str.split("\n")
-        .explode()
-        .to_frame()
-        .with_row_index("lineno", offset=1)
-        .with_columns(fields=pl.col("line").str.extract_all(_FIELD))
-        .filter(pl.col("fields").list.len() > 0, ~first.str.starts_with("#"))
-    )
-
-
-def _fail_on(lines: pl.DataFrame, bad: pl.Expr, path: PathLike, rule: str) -> None:
-    """Raise InvalidValueError naming the first line where ``bad`` holds."""
-    offending = lines.filter(bad)
-    if offending.height:
-        lineno, line = offending.select("lineno", "line").row(0)
-        msg = (
-            f"{os.fspath(path)}, line {lineno}: {rule} "
-            f"({offending.height} bad line(s)); line {lineno} is {line.strip()!r}"
-        )
-        raise InvalidValueError(msg)
-
-
-def _field(i: int) -> pl.Expr:
-    return pl.col("fields").list.get(i, null_on_oob=True)
 
 
 def read_trec_run(path: PathLike, *, encoding: Encoding = "utf-8") -> pl.DataFrame:
@@ -179,17 +123,7 @@ def read_trec_run(path: PathLike, *, encoding: Encoding = "utf-8") -> pl.DataFra
     >>> pg.read_trec_run(path).rows()
     [('1', 'd7', 2.5, 1, 'bm25'), ('1', 'd3', 1.0, 2, 'bm25')]
     """
-    lines = _lines(path, encoding)
-    _fail_on(lines, pl.col("fields").list.len() < 6, path, f"expected 6 fields ({_RUN_FIELDS})")
-    score = _field(4).cast(pl.Float64, strict=False)
-    _fail_on(lines, score.is_null(), path, "the score (5th field) is not a number")
-    return lines.select(
-        query=_field(0),
-        item=_field(2),
-        score=score,
-        rank=_field(3).cast(pl.Int64, strict=False),
-        tag=_field(5),
-    )
+    return _read(path, "run", encoding)
 
 
 def read_trec_qrels(path: PathLike, *, encoding: Encoding = "utf-8") -> pl.DataFrame:
@@ -232,20 +166,159 @@ def read_trec_qrels(path: PathLike, *, encoding: Encoding = "utf-8") -> pl.DataF
     >>> pg.read_trec_qrels(path).rows()
     [('1', '0', 'd3', 2), ('1', '0', 'msmarco#4_2', 1)]
     """
-    lines = _lines(path, encoding)
-    _fail_on(lines, pl.col("fields").list.len() != 4, path, f"expected 4 fields ({_QRELS_FIELDS})")
-    number = _field(3).cast(pl.Float64, strict=False)
-    not_integer = number.is_null() | ~number.is_finite() | (number != number.floor())
-    _fail_on(lines, not_integer, path, "the relevance (4th field) is not an integer")
-    # Integers from 2^53 on do not all survive the float that parses them.
-    too_large = number.abs() >= _LABEL_LIMIT
-    _fail_on(lines, too_large, path, f"the relevance (4th field) is beyond ±{_LABEL_LIMIT - 1:,}")
+    return _read(path, "qrels", encoding)
+
+
+def _run_columns(lines: pl.DataFrame) -> pl.DataFrame:
     return lines.select(
-        query=_field(0),
-        iteration=_field(1),
-        item=_field(2),
-        relevance=number.cast(pl.Int64),
+        query=field(0),
+        item=field(2),
+        score=_SCORE,
+        rank=field(3).cast(pl.Int64, strict=False),
+        tag=field(5),
     )
+
+
+def _qrels_columns(lines: pl.DataFrame) -> pl.DataFrame:
+    return lines.select(
+        query=field(0), iteration=field(1), item=field(2), relevance=_LABEL.cast(pl.Int64)
+    )
+
+
+class _Kind(NamedTuple):
+    rules: tuple[LineRule, ...]
+    columns: Callable[[pl.DataFrame], pl.DataFrame]
+    schema: pl.Schema
+
+
+_KINDS: Final = {
+    "run": _Kind(RUN_RULES, _run_columns, RUN_SCHEMA),
+    "qrels": _Kind(QRELS_RULES, _qrels_columns, QRELS_SCHEMA),
+}
+
+
+def _batches(
+    path: PathLike, kind: TrecKind, encoding: Encoding, batch_bytes: int = BATCH_BYTES
+) -> Iterator[pl.DataFrame]:
+    """The rows of a run or qrels file, a frame per batch of lines (see :mod:`.trec_text`)."""
+    if kind not in _KINDS:
+        msg = f"kind must be one of {list(_KINDS)}, got {kind!r}"
+        raise InvalidValueError(msg)
+    rules, columns, _ = _KINDS[kind]
+    return read_lines(path, rules, columns, encoding=encoding, batch_bytes=batch_bytes)
+
+
+def _read(path: PathLike, kind: TrecKind, encoding: Encoding) -> pl.DataFrame:
+    """The whole file as one frame; its schema even when the file has no row."""
+    frames = list(_batches(path, kind, encoding))
+    return pl.concat(frames) if frames else pl.DataFrame(schema=_KINDS[kind].schema)
+
+
+def trec_to_parquet(
+    path: PathLike,
+    out: PathLike,
+    *,
+    kind: TrecKind = "run",
+    encoding: Encoding = "utf-8",
+    compression: Compression = "zstd",
+    batch_bytes: int = BATCH_BYTES,
+) -> Path:
+    """Convert a TREC run (or qrels) file to Parquet in bounded memory, for files larger
+    than memory.
+
+    The file is read in batches of whole lines (``batch_bytes`` of text at a time: about
+    0.5 GiB at the peak with the default), with the rules and errors of :func:`read_trec_run`
+    (:func:`read_trec_qrels` with ``kind="qrels"``): ``pl.read_parquet(out)`` equals what
+    they return, row for row, and a bad line is the same error, naming its line in the
+    file. The Parquet file can then be joined with the qrels and evaluated under a memory
+    budget; :func:`polars_graded.evaluate_trec` does all of it.
+
+    Parameters
+    ----------
+    path
+        The TREC file, plain or gzip-compressed.
+    out
+        The Parquet file to write (replaced if it exists). It is written under a temporary
+        name beside it and renamed when complete; on error nothing is left.
+    kind
+        ``"run"`` (default) or ``"qrels"``.
+    encoding
+        As for :func:`read_trec_run`.
+    compression
+        The Parquet file's compression: ``"zstd"`` (default, the smallest), ``"lz4"``
+        (the fastest to write and read), ``"snappy"`` or ``"none"``.
+    batch_bytes
+        Bytes of text parsed at a time (default 16 MiB).
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+
+    Raises
+    ------
+    InvalidValueError
+        A bad line (as :func:`read_trec_run` raises it), or ``out``'s folder does not exist.
+    InputFileError
+        The TREC file cannot be read, or is gzip-compressed but truncated or corrupt.
+    SpillError
+        Writing ``out`` failed (no space left, permission denied); the message names it.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import polars_graded as pg
+    >>> run = getfixture("tmp_path") / "run.txt"
+    >>> _ = run.write_text("1 Q0 d7 1 2.5 bm25\\n1 Q0 d3 2 1.0 bm25\\n")
+    >>> out = pg.trec_to_parquet(run, run.with_suffix(".parquet"))
+    >>> pl.read_parquet(out).equals(pg.read_trec_run(run))
+    True
+    """
+    if kind not in _KINDS:
+        msg = f"kind must be one of {list(_KINDS)}, got {kind!r}"
+        raise InvalidValueError(msg)
+    if compression not in get_args(Compression):
+        msg = f"compression must be one of {list(get_args(Compression))}, got {compression!r}"
+        raise InvalidValueError(msg)
+    target = Path(out)
+    if not target.parent.is_dir():
+        msg = f"cannot write {os.fspath(out)}: no folder {os.fspath(target.parent)}"
+        raise InvalidValueError(msg)
+    arrow_schema = pl.DataFrame(schema=_KINDS[kind].schema).to_arrow().schema
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        with pq.ParquetWriter(partial, arrow_schema, compression=compression) as writer:
+            for frame in _batches(path, kind, encoding, batch_bytes):
+                writer.write_table(frame.to_arrow())
+        partial.replace(target)
+    except OSError as error:
+        msg = f"cannot write {os.fspath(out)}: {error.strerror or error}"
+        raise SpillError(msg) from error
+    finally:
+        partial.unlink(missing_ok=True)
+    return target
+
+
+def run_names(paths: Sequence[str | os.PathLike[str]], tags: Sequence[str | None]) -> list[str]:
+    """A distinct name per run file: its tag, else its file name, else its folder's name
+    (the ``system`` of several runs evaluated together).
+
+    ``tags[i]`` is the file's single run tag (``None`` when it has several). The first
+    rule that names every file differently wins; otherwise the paths themselves.
+
+    Examples
+    --------
+    >>> run_names(["runs/input.a.gz", "runs/input.b.gz"], ["a", "b"])
+    ['a', 'b']
+    >>> run_names(["BM25/dl19.txt.gz", "SPLADE/dl19.txt.gz"], ["rank", "rank"])
+    ['BM25', 'SPLADE']
+    """
+    files = [Path(p) for p in paths]
+    stems = [re.sub(r"(\.(gz|txt|run|trec|res|tsv))+$", "", f.name) for f in files]
+    for names in (list(tags), stems, [f.parent.name for f in files]):
+        if all(names) and len(set(names)) == len(names):
+            return [str(n) for n in names]
+    return [str(f) for f in files]
 
 
 def _require(frame: pl.LazyFrame, columns: Sequence[str], what: str) -> None:

@@ -11,7 +11,7 @@ This folder holds ``base.py`` (the :class:`Measure` base, its
 catalogue) and one module per family:
 
 * from the literature: ``ap``, ``mu_ap`` (µAP, the paper's), ``ndcg`` (nDCG, DCG, mean nDCG),
-  ``ndcng``, ``precision`` (P, recall, R-precision, relative P), ``rr`` (RR, success),
+  ``ndcng``, ``precision`` (P, recall, R-precision, relative P, hits), ``rr`` (RR, success),
   ``err``, ``rbp`` (also trec_eval's graded RBP), ``bpref``, ``judged``, ``graded_ap``
   (GAP), ``q_measure``;
 * trec_eval's: ``counts`` (num_ret, num_rel, ...), ``sets`` (set_F, set_map),

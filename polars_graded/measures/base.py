@@ -428,6 +428,11 @@ def format_value(value: object) -> str:
     return format_number(value) if isinstance(value, int | float) else str(value)
 
 
+DEFAULT_REL = 1
+"""The default relevance threshold ``rel`` (trec_eval's relevance level): a row is relevant
+when its label is >= 1; also where ``gain="binary"`` starts giving gain 1."""
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ThresholdMeasure(Measure):
     """A measure with a relevance threshold ``rel``: a row is relevant when its label is
@@ -441,7 +446,7 @@ class ThresholdMeasure(Measure):
     """
 
     rel: float = param(
-        1,
+        DEFAULT_REL,
         "Relevance threshold, > 0: rows with a label >= ``rel`` are relevant.",
         check=check_threshold,
         examples=("2",),

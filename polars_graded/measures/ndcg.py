@@ -3,7 +3,9 @@
 ``DCG@k = sum_{p <= k} gain(rel(p)) / log_b(p + 1)``; ``NDCG@k = DCG@k / IDCG@k``, IDCG the
 DCG of every judged row of the query best first (0 when IDCG is 0); mean NDCG is the mean of
 NDCG@1..NDCG@N over the N retrieved rows (the paper's Table 2 "mean"). trec_eval's ``ndcg``
-is ``ndcg(gain=linear)``; its ``ndcg.l=g`` gains are ``ndcg(gain={l:g})``. The gains and DCG
+is ``ndcg(gain=linear)``; its ``ndcg.l=g`` gains are ``ndcg(gain={l:g})``.
+``ndcg(gain=binary)`` gives every relevant row (label >= 1) gain 1, as recommender libraries
+do (RecBole, Spark MLlib's ``ndcgAt`` without relevance values). The gains and DCG
 are computed in :mod:`polars_graded.measures.kernels.gains`, which NDCNG shares.
 """
 
@@ -46,7 +48,7 @@ def check_log_base(name: str, value: object, *, measure: str) -> float:
 @register(
     Declaration(
         name="ndcg",
-        summary="normalised DCG; gain exp (2^rel - 1, the paper's), linear or a label -> gain map",
+        summary="normalised DCG; gain exp (2^rel - 1, the paper's), linear, binary or a map",
         function="ndcg",
         instance="NDCG",
         order=3,

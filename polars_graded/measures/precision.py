@@ -1,13 +1,15 @@
-"""Precision, recall and R-precision: the relevant rows among the top of the ranking.
+"""Precision, recall, R-precision and hits: the relevant rows among the top of the ranking.
 
 A row is relevant when its label is >= ``rel`` (default 1, trec_eval's relevance level).
 ``P@k = |relevant in the top k| / k`` (over N, the rows retrieved, without a cutoff),
 ``R@k = |relevant in the top k| / R``, ``relative P@k = |relevant in the top k| / min(R, k)``
 (over ``min(R, N)`` without a cutoff; the capped recall of BEIR and ranx) and
 ``R-precision = P@R``, R the query's relevant rows (judged, retrieved or not); each is 0 when
-its divisor is. R-precision at a multiple ``mult`` of R reads the top ``floor(mult * R + 0.9)``
-rows, as trec_eval's ``Rprec_mult`` (9.x and 10.0 alike: its outputs show that 10.0 kept
-this rounding here, unlike in ``iprec_at_recall``).
+its divisor is. ``hits@k = |relevant in the top k|``, ranx's ``hits``: a number of rows
+(``k * P@k``), not a 0/1 hit (that is ``success@k``, alias ``hit_rate@k``). R-precision at
+a multiple ``mult`` of R reads the top ``floor(mult * R + 0.9)`` rows, as trec_eval's
+``Rprec_mult`` (9.x and 10.0 alike: its outputs show that 10.0 kept this rounding here,
+unlike in ``iprec_at_recall``).
 """
 
 from __future__ import annotations
@@ -168,6 +170,53 @@ class Precision(ThresholdMeasure):
 
     def expr(self, r: Ranked) -> pl.Expr:
         return precision(r, self.rel, self.k)
+
+
+def hits(r: Ranked, rel: float = 1, k: int | None = None) -> pl.Expr:
+    """Relevant rows among the first k retrieved, as a Float64 (ranx's ``hits``); without
+    k among every row retrieved. Under ``ties="average"`` the expected count.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.ranking import rank_in_group
+    >>> df = pl.DataFrame({"query": [1, 1, 1], "item": ["a", "b", "c"],
+    ...                    "score": [3.0, 2.0, 1.0], "relevance": [0, 2, 1]})
+    >>> r = rank_in_group()
+    >>> df.group_by("query").agg(hits(r, k=3)).item(0, 1)
+    2.0
+    """
+    return relevant_retrieved(r, rel, k).cast(pl.Float64)
+
+
+@register(
+    Declaration(
+        name="hits",
+        summary="relevant rows in the top k, a number (ranx's hits; k * P@k); 0/1: hit_rate",
+        function="hits",
+        instance="Hits",
+        order=18,
+        example="hits@2",
+        example_value=1.0,
+    )
+)
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class HitsAtK(ThresholdMeasure):
+    """Hits@k: ``|relevant in the top k|``, a number of rows (Float64), as ranx's ``hits``;
+    without a cutoff every retrieved row counts (``num_rel_ret``'s value).
+
+    ``hits@k = k * P@k``. Not a 0/1 hit: ``hit_rate@k`` (``success@k``) is 1 when
+    ``hits@k >= 1``.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> str(pg.Hits @ 10), str(pg.parse_measure("HITS(rel=2)@5"))
+    ('hits@10', 'hits(rel=2)@5')
+    """
+
+    def expr(self, r: Ranked) -> pl.Expr:
+        return hits(r, self.rel, self.k)
 
 
 @register(

@@ -157,8 +157,9 @@ class QMeasure(Measure):
     )
     gain: GainSpec = param(  # noqa: RUF009 (param() makes the field)
         "linear",
-        '``"linear"`` (gain = label), ``"exp"`` (``2^label - 1``) or a mapping label -> gain '
-        "(unlisted labels keep gain = label); labels <= 0 gain nothing.",
+        '``"linear"`` (gain = label), ``"exp"`` (``2^label - 1``), ``"binary"`` (1 for a '
+        "label >= 1) or a mapping label -> gain (unlisted labels keep gain = label); labels "
+        "<= 0 gain nothing.",
         check=check_gain,
         accepts="str | Mapping[float, float]",
         show=format_gain,

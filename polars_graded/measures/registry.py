@@ -211,9 +211,9 @@ def measure_help() -> str:
 
     Examples
     --------
-    >>> line = measure_help().splitlines()[1]
-    >>> line.split()[0], " ".join(line.split()[1:])
-    ('ap(rel=1)@k', 'average precision at threshold rel (also: map)')
+    >>> rr = next(line for line in measure_help().splitlines() if line.startswith("rr("))
+    >>> " ".join(rr.split())
+    'rr(rel=1)@k reciprocal rank of the first relevant row (also: recip_rank, mrr)'
     """
     rows = [(synopsis(cls), _with_aliases(cls)) for cls in CLASSES]
     width = max(len(text) for text, _ in rows)

@@ -3,6 +3,12 @@
 ``RR@k = 1 / p``, p the position of the first relevant row within the top k (0 when there
 is none); ``success@k`` is 1 when there is one, else 0. A row is relevant when its label is
 >= ``rel`` (default 1).
+
+``success@k`` is what recommender libraries call the hit rate: ranx's ``hit_rate``,
+torchmetrics' ``RetrievalHitRate``, RecBole's and LensKit's ``hit``, all read as its
+aliases ``hit_rate@k`` and ``hit@k``. ranx's ``hits@k`` is another measure, the number of
+relevant rows in the top k: ``hits@k`` here too
+(:class:`~polars_graded.measures.precision.HitsAtK`).
 """
 
 from __future__ import annotations
@@ -89,12 +95,13 @@ class ReciprocalRank(ThresholdMeasure):
 @register(
     Declaration(
         name="success",
-        summary="1 when a relevant row is in the top k, else 0",
+        summary="1 when a relevant row is in the top k, else 0 (hit rate; hits@k is a count)",
         function="success",
         instance="Success",
         order=17,
         example="success@1",
         example_value=0.0,
+        aliases=("hit_rate", "hit"),
         trec_eval={"success": "success{r}@{k}"},
         ir_measures={"Success": "success@{k}"},
     )
@@ -106,8 +113,8 @@ class SuccessAtK(ThresholdMeasure):
     Examples
     --------
     >>> import polars_graded as pg
-    >>> str(pg.Success(rel=2) @ 3)
-    'success(rel=2)@3'
+    >>> str(pg.Success(rel=2) @ 3), str(pg.parse_measure("hit_rate@10"))
+    ('success(rel=2)@3', 'success@10')
     """
 
     def expr(self, r: Ranked) -> pl.Expr:

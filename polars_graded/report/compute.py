@@ -1,11 +1,14 @@
 """A report's numbers: evaluate a long table with a system column through the typed API,
 compare every system with a baseline, break µMAP down by threshold, count the ties, and
-describe the data (:func:`compute_report`, :func:`describe`)."""
+describe the data (:func:`compute_report`, :func:`describe`); and the steps of a report its
+progress bar shows (:data:`STEPS`, :func:`report_steps`)."""
 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Literal, Unpack
 
 import polars as pl
@@ -13,17 +16,25 @@ import polars as pl
 from polars_graded import api
 from polars_graded.defaults import ENGINE, REPORT_MEASURES
 from polars_graded.errors import InvalidValueError, MissingColumnError
+from polars_graded.frames import Table, as_polars
 from polars_graded.measures import as_measures
 from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.report.content import Description, Report, Settings
 from polars_graded.report.inputs import report_spec
 from polars_graded.report.sections import BLOCK_STEPS
 from polars_graded.report.ties import tie_effects
+from polars_graded.scale.progress import Progress, progress_bar
 from polars_graded.stats.baseline import compare_with
 from polars_graded.stats.grid import order_systems, query_grid
-from polars_graded.stats.options import DEFAULTS, Correction, MissingPolicy, Statistics
+from polars_graded.stats.options import (
+    DEFAULTS,
+    BootstrapMethod,
+    Correction,
+    MissingPolicy,
+    Statistics,
+    Test,
+)
 from polars_graded.stats.segments import MIN_QUERIES
-from polars_graded.validate import check_frame
 
 EXTRAS = ("matplotlib", "scipy")
 """The packages a report needs beyond the library's own."""
@@ -44,15 +55,17 @@ def require_extras() -> None:
 
 
 def describe(
-    table: pl.DataFrame | pl.LazyFrame,
+    table: Table,
     *,
     system: str | None = None,
     **columns: Unpack[ColumnOptions],
 ) -> Description:
     """Systems, queries, rows, labels and unjudged rows of a long table.
 
-    ``by`` names the system column (default ``"system"``; ``system=`` is its deprecated
-    alias), ``query``, ``item``, ``score`` and ``relevance`` the others.
+    ``table`` is a Polars DataFrame or LazyFrame, a pandas DataFrame or an Arrow table (as
+    :func:`polars_graded.evaluate` takes it). ``by`` names the system column (default
+    ``"system"``; ``system=`` is its deprecated alias), ``query``, ``item``, ``score`` and
+    ``relevance`` the others.
 
     Examples
     --------
@@ -64,7 +77,7 @@ def describe(
     >>> d.queries, d.no_relevant, d.levels.rows()
     (2, ('2',), [(0, 1), (1, 1)])
     """
-    return _describe(table.lazy(), report_spec(columns, system))
+    return _describe(as_polars(table, "describe").lazy(), report_spec(columns, system))
 
 
 def _describe(lf: pl.LazyFrame, spec: TableSpec) -> Description:
@@ -120,16 +133,122 @@ class ReportOptions(ColumnOptions, total=False):
     seed: int
     all_pairs: bool
     correction: Correction
+    bootstrap_method: BootstrapMethod
+    test: Test
     segment: str | Sequence[str]
     min_queries: int
     title: str
     differences: Sequence[str] | Literal["all"] | None
     source: str
     unjudged_label: float | None
+    progress: bool
+
+
+BLOCK_STEP_NAMES = {
+    "add_pairs": "all pairs (randomization test, Tukey HSD)",
+    "add_segments": "segments",
+    "add_judgments": "judgment bounds (the runs evaluated twice more)",
+    "add_stability": "stability of the order of systems",
+}
+"""How the progress names a section's step (else by its function's name)."""
+
+
+def _section_step(add: Callable[..., Report]) -> str:
+    """The progress's name of a section's step (:data:`BLOCK_STEP_NAMES`)."""
+    return BLOCK_STEP_NAMES.get(add.__name__, add.__name__.removeprefix("add_"))
+
+
+RENDERING = "drawing charts and writing the report"
+"""The last step: the charts drawn and the files (or a notebook's page) written, shown by
+:func:`~polars_graded.report.build_report` and
+:class:`~polars_graded.report.notebook.NotebookReport` (it takes seconds)."""
+
+STEPS = (
+    "evaluating",
+    "comparing with the baseline (tests, bootstrap intervals)",
+    "MAP by threshold",
+    "describing the data",
+    "tied scores",
+    *map(_section_step, BLOCK_STEPS),
+    RENDERING,
+)
+"""Every step a report shows with ``progress=True``, in order: :func:`compute_report`'s,
+then the sections' (:data:`~polars_graded.report.sections.BLOCK_STEPS`), then
+:data:`RENDERING` when the report is written or shown."""
+
+COMPUTING = STEPS[: STEPS.index(RENDERING)]
+"""The steps of :func:`compute_report`: all but :data:`RENDERING`."""
+
+
+class ReportSteps:
+    """A report's ``steps`` on one progress bar (none without ``progress``), k of n.
+
+    Examples
+    --------
+    >>> steps = ReportSteps(False)  # what compute_report alone shows, here no bar
+    >>> steps.steps == COMPUTING, steps.steps[-1] != RENDERING
+    (True, True)
+    """
+
+    def __init__(self, progress: bool, steps: Sequence[str] = COMPUTING) -> None:
+        self.steps = tuple(steps)
+        self.bar: Progress | None = (
+            progress_bar(len(self.steps), unit="steps", what="report") if progress else None
+        )
+
+    def start(self, step: str) -> None:
+        """Show ``step`` (one of :attr:`steps`) under way."""
+        if self.bar is not None:
+            self.bar.update(self.steps.index(step), step)
+
+    def end(self) -> None:
+        """Fill the bar: every step done."""
+        if self.bar is not None:
+            self.bar.update(len(self.steps))
+
+    def close(self) -> None:
+        """End the bar's line before the last step (a step raised)."""
+        if self.bar is not None:
+            self.bar.close()
+
+
+_OPEN: ContextVar[ReportSteps | None] = ContextVar("polars_graded_report_steps", default=None)
+"""The bar of the report under way in this context. :func:`~polars_graded.report.build_report`
+opens one over :data:`STEPS`, and :func:`compute_report`, which it calls with the same
+``progress``, goes on with it rather than drawing a bar of its own: one bar, k of n."""
+
+
+@contextmanager
+def report_steps(progress: bool, steps: Sequence[str] = COMPUTING) -> Iterator[ReportSteps]:
+    """The progress of a report's ``steps``: the bar open in this context if there is one
+    (its steps include these; its owner ends it), else a new one (none without
+    ``progress``), filled when the block ends and ended early when it raises.
+
+    Examples
+    --------
+    >>> with report_steps(False, STEPS) as steps:  # no bar: the steps are shown by none
+    ...     steps.start(RENDERING)
+    >>> steps.steps == STEPS, steps.bar is None
+    (True, True)
+    """
+    outer = _OPEN.get()
+    if outer is not None:
+        yield outer
+        return
+    shown = ReportSteps(progress, steps)
+    token = _OPEN.set(shown)
+    try:
+        yield shown
+    except BaseException:
+        shown.close()
+        raise
+    finally:
+        _OPEN.reset(token)
+    shown.end()
 
 
 def compute_report(
-    table: pl.DataFrame | pl.LazyFrame,
+    table: Table,
     measures: Sequence[str] | str | None = None,
     *,
     baseline: str | None = None,
@@ -142,12 +261,15 @@ def compute_report(
     system: str | None = None,
     all_pairs: bool = False,
     correction: Correction = DEFAULTS.correction,
+    bootstrap_method: BootstrapMethod = DEFAULTS.bootstrap_method,
+    test: Test = DEFAULTS.test,
     segment: str | Sequence[str] = (),
     min_queries: int = MIN_QUERIES,
     title: str = Settings.title,
     differences: Sequence[str] | Literal["all"] | None = None,
     source: str = "",
     unjudged_label: float | None = None,
+    progress: bool = False,
     **columns: Unpack[ColumnOptions],
 ) -> Report:
     """Evaluate, compare and describe a long table with a system column.
@@ -155,7 +277,10 @@ def compute_report(
     Parameters
     ----------
     table
-        One row per (system, query, item) with the score and the relevance label.
+        One row per (system, query, item) with the score and the relevance label: a Polars
+        DataFrame or LazyFrame, or a pandas DataFrame or an Arrow table, converted as
+        :func:`polars_graded.evaluate` converts it (the report's frames are Polars
+        DataFrames).
     measures
         Measure names (default :data:`polars_graded.defaults.REPORT_MEASURES`).
     baseline
@@ -172,8 +297,18 @@ def compute_report(
         Show the section "All pairs": every system against every other (``pairs="all"``
         of :func:`~polars_graded.stats.compare.compare`).
     correction
-        The correction across the pairs of systems (section "All pairs"; discriminative
-        power): ``"holm"`` (default), ``"bh"`` or ``"none"``.
+        The multiple-testing correction of every section: across the systems compared
+        with the baseline (per measure and test), the pairs of systems (section "All
+        pairs"; discriminative power) and the segments x systems (section "Segments"):
+        ``"bonferroni"``, ``"holm"`` (default), ``"holm-sidak"``, ``"bh"`` or ``"none"``
+        (:func:`~polars_graded.stats.corrections.adjust`).
+    bootstrap_method
+        How every bootstrap interval is read from the resamples: ``"percentile"``
+        (default) or ``"bca"`` (see :func:`~polars_graded.stats.compare.compare`).
+    test
+        The paired test that decides every mark, letter and count of significance:
+        ``"randomization"`` (default), ``"t"`` or ``"wilcoxon"`` (see
+        :func:`~polars_graded.stats.compare.compare`); the tables show its p-values.
     segment
         Columns of the table that put each query in a segment (a language, a market): the
         section "Segments" tests every system against the baseline per segment.
@@ -188,6 +323,14 @@ def compute_report(
     unjudged_label
         The label an unjudged retrieved row gets in the upper scenario of the section
         "Incomplete judgments" (default: the table's top label).
+    progress
+        Show on stderr which step is under way, k of n (evaluating, comparing, all pairs,
+        judgment bounds, ...; :data:`COMPUTING`): a ``tqdm.auto`` bar when tqdm is
+        installed (a widget in Jupyter), else one line redrawn.
+        :func:`~polars_graded.report.build_report` draws the same bar, one step longer: the
+        charts and the files (:data:`RENDERING`; in a notebook, when the page is first
+        shown). Default off; ``polars-graded report`` turns it on when stderr is a terminal
+        (``--quiet`` turns it off).
     **columns
         The table's columns as for :func:`polars_graded.evaluate`
         (:class:`~polars_graded.options.ColumnOptions`): ``by`` the one system column
@@ -216,28 +359,40 @@ def compute_report(
     ['| system | queries | ap |', '| --- | --: | --: |',
      '| a (baseline) | 2 | 0.5000 |', '| b | 2 | 1.0000 |']
     """
-    check_frame(table, "compute_report")
+    frame = as_polars(table, "compute_report")
     require_extras()
     spec = report_spec(columns, system)
-    lf = table.lazy()
+    lf = frame.lazy()
     _require_system(lf, spec)
     names = tuple(str(m) for m in as_measures(measures or list(REPORT_MEASURES)))
-    per_query = api.evaluate_spec(lf, list(names), spec).collect(engine=ENGINE)
-    settings = Settings(
-        measures=names,
-        baseline=_baseline(per_query, spec, baseline),
-        title=title,
-        differences=_differences(differences, names),
-        # After the baseline and the measures: the comparison checked them first.
-        statistics=Statistics(missing, trials, bootstrap, confidence, alpha, seed, correction),
-        ties=spec.ties,
-        compat=spec.compat,
-        all_pairs=all_pairs,
-        segment=(segment,) if isinstance(segment, str) else tuple(segment),
-        min_queries=min_queries,
-        unjudged_label=unjudged_label,
-    )
-    return _report(lf, per_query, spec, settings, source)
+    with report_steps(progress) as steps:  # an error (in a step, in the settings) ends the line
+        steps.start("evaluating")
+        per_query = api.evaluate_spec(lf, list(names), spec).collect(engine=ENGINE)
+        settings = Settings(
+            measures=names,
+            baseline=_baseline(per_query, spec, baseline),
+            title=title,
+            differences=_differences(differences, names),
+            # After the baseline and the measures: the comparison checked them first.
+            statistics=Statistics(
+                missing,
+                trials,
+                bootstrap,
+                confidence,
+                alpha,
+                seed,
+                correction,
+                test=test,
+                bootstrap_method=bootstrap_method,
+            ),
+            ties=spec.ties,
+            compat=spec.compat,
+            all_pairs=all_pairs,
+            segment=(segment,) if isinstance(segment, str) else tuple(segment),
+            min_queries=min_queries,
+            unjudged_label=unjudged_label,
+        )
+        return _report(lf, per_query, spec, settings, source, steps=steps)
 
 
 def _require_system(lf: pl.LazyFrame, spec: TableSpec) -> None:
@@ -271,10 +426,17 @@ def _differences(wanted: Sequence[str] | str | None, names: tuple[str, ...]) -> 
 
 
 def _report(
-    lf: pl.LazyFrame, per_query: pl.DataFrame, spec: TableSpec, settings: Settings, source: str
+    lf: pl.LazyFrame,
+    per_query: pl.DataFrame,
+    spec: TableSpec,
+    settings: Settings,
+    source: str,
+    *,
+    steps: ReportSteps,
 ) -> Report:
     """The comparison, the thresholds, the description and the ties around ``per_query``."""
     system = spec.by[0]
+    steps.start("comparing with the baseline (tests, bootstrap intervals)")
     comparison = compare_with(
         per_query.with_columns(pl.col(system).cast(pl.String)),
         list(settings.measures),
@@ -283,23 +445,29 @@ def _report(
         query=spec.query,
         baseline=settings.baseline,
     ).rename({system: "system"})  # the key is ``system`` in the report
+    steps.start("MAP by threshold")
     thresholds = api.per_threshold_spec(lf, spec).collect()
     order = _order(comparison, settings)
+    steps.start("describing the data")
+    description = _describe(lf, spec)
+    steps.start("tied scores")
+    ties = tie_effects(
+        lf, per_query, spec, settings.measures, order, missing=settings.statistics.missing
+    )
     report = Report(
         settings=settings,
         per_query=per_query,
         comparison=comparison,
         thresholds=thresholds.with_columns(pl.col(system).cast(pl.String)),
-        description=_describe(lf, spec),
+        description=description,
         order=order,
-        ties=tie_effects(
-            lf, per_query, spec, settings.measures, order, missing=settings.statistics.missing
-        ),
+        ties=ties,
         system=system,
         query=spec.query,
         source=source,
     )
     for step in BLOCK_STEPS:
+        steps.start(_section_step(step))
         report = step(lf, spec, report)
     return report
 

@@ -28,6 +28,7 @@ from polars_graded.report.names import full_text, short_names
 from polars_graded.report.sections import block_sections
 from polars_graded.report.text import (
     BETTER,
+    CORRECTION_HEADERS,
     SECTIONS,
     WORSE,
     cell_text,
@@ -44,6 +45,9 @@ from polars_graded.report.text import (
     thresholds_capped,
 )
 from polars_graded.report.ties import tie_chunks, tie_lines, tie_rows, tie_rule
+from polars_graded.stats.corrections import adjusted_column
+from polars_graded.stats.grid import P_VALUES
+from polars_graded.stats.options import DEFAULTS, Correction, Test
 
 CSS = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
@@ -93,14 +97,45 @@ TEST_COLUMNS = {
     "diff": "diff",
     "diff_ci_low": "diff low",
     "diff_ci_high": "diff high",
-    "t_stat": "t",
-    "p_ttest": "p t-test",
-    "p_ttest_holm": "p t-test Holm",
-    "p_randomization": "p rand.",
+    "d_z": "d_z",
+    "change_pct": "change",
     "p_randomization_holm": "p rand. Holm",
+    "p_ttest_holm": "p t-test Holm",
+    "p_wilcoxon_holm": "p Wilcoxon Holm",
 }
 """The columns of :func:`~polars_graded.stats.compare.compare` the tests table shows, and their
-headers."""
+headers, under the defaults (the randomization test decides, Holm corrects;
+:func:`shown_test_columns` gives the others): every test's corrected p-value, the deciding
+test's first. The raw p-values and the t statistic (``d_z * sqrt(n)``) are left out so that
+the table fits a page; every column is in ``compare``'s frame."""
+
+P_HEADERS: dict[str, str] = {
+    "p_randomization": "p rand.",
+    "p_ttest": "p t-test",
+    "p_wilcoxon": "p Wilcoxon",
+}
+"""The header of each test's p-value column (:data:`~polars_graded.stats.grid.P_VALUES`)."""
+
+
+def shown_test_columns(correction: Correction, test: Test = DEFAULTS.test) -> dict[str, str]:
+    """The tests table's columns and headers: those of :data:`TEST_COLUMNS` before the tests,
+    then every test's p-value corrected by ``correction``, that of ``test`` (the one that
+    decides the marks) first, each named as the comparison names it
+    (:func:`~polars_graded.stats.corrections.adjusted_column`).
+
+    Examples
+    --------
+    >>> shown_test_columns("holm") == TEST_COLUMNS
+    True
+    >>> list(shown_test_columns("bh", "wilcoxon").values())[-3:]
+    ['p Wilcoxon BH', 'p rand. BH', 'p t-test BH']
+    """
+    columns = {c: header for c, header in TEST_COLUMNS.items() if not c.startswith("p_")}
+    deciding = P_VALUES[test]
+    for p in (deciding, *(p for p in P_VALUES.values() if p != deciding)):
+        columns[adjusted_column(p, correction)] = f"{P_HEADERS[p]} {CORRECTION_HEADERS[correction]}"
+    return columns
+
 
 Head = Sequence[tuple[str, bool]]
 _INTERVAL = re.compile(r"(\S+) (\[[^\[\]]*\])")
@@ -342,12 +377,13 @@ def _differences(report: Report) -> str:
 
 def _tests(report: Report) -> str:
     s, rows = report.settings, comparison_rows(report)
-    head = [("system", False), *((t, True) for t in TEST_COLUMNS.values()), ("", False)]
+    columns = shown_test_columns(s.statistics.correction, s.statistics.test)
+    head = [("system", False), *((t, True) for t in columns.values()), ("", False)]
     body = []
     for m in s.measures:
         body.append(f'<tr class="group"><th colspan="{len(head)}">{html.escape(m)}</th></tr>')
         body += [
-            _tr(name, report, "".join(_td(c, rows[name, m][c]) for c in TEST_COLUMNS)
+            _tr(name, report, "".join(_td(c, rows[name, m][c]) for c in columns)
                 + f"<td>{_mark(rows[name, m])}</td>", f' data-measure="{html.escape(m)}"')
             for name in report.order
         ]  # fmt: skip

@@ -4,15 +4,19 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 import polars as pl
 
 from polars_graded.defaults import SYSTEM
 from polars_graded.errors import InvalidValueError
-from polars_graded.io.trec import QueriesMode, join_run_qrels, read_trec_qrels, read_trec_run
+from polars_graded.io.trec import (
+    QueriesMode,
+    join_run_qrels,
+    read_trec_qrels,
+    read_trec_run,
+    run_names,
+)
 from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.stats.grid import by_column
 
@@ -52,27 +56,6 @@ def example_table() -> pl.DataFrame:
             "relevance": [0, 1, 0, 2] * 2,
         }
     )
-
-
-def run_names(paths: Sequence[str | os.PathLike[str]], tags: Sequence[str | None]) -> list[str]:
-    """A distinct name per run file: its tag, else its file name, else its folder's name.
-
-    ``tags[i]`` is the file's single run tag (``None`` when it has several). The first
-    rule that names every file differently wins; otherwise the paths themselves.
-
-    Examples
-    --------
-    >>> run_names(["runs/input.a.gz", "runs/input.b.gz"], ["a", "b"])
-    ['a', 'b']
-    >>> run_names(["BM25/dl19.txt.gz", "SPLADE/dl19.txt.gz"], ["rank", "rank"])
-    ['BM25', 'SPLADE']
-    """
-    files = [Path(p) for p in paths]
-    stems = [re.sub(r"(\.(gz|txt|run|trec|res|tsv))+$", "", f.name) for f in files]
-    for names in (list(tags), stems, [f.parent.name for f in files]):
-        if all(names) and len(set(names)) == len(names):
-            return [str(n) for n in names]
-    return [str(f) for f in files]
 
 
 def trec_table(

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from polars_graded.report.content import Report
 from polars_graded.report.pairs import letters_table
-from polars_graded.report.text import CORRECTION_NAMES
 from polars_graded.stats.latex import escape, means_latex, to_latex
+from polars_graded.stats.options import CORRECTION_NAMES, TEST_NAMES
 
 LATEX_FILE = "report.tex"
 """The file :func:`~polars_graded.report.write_report` writes with ``latex=True``."""
@@ -43,6 +43,7 @@ def to_latex_report(report: Report) -> str:
             measures=s.measures,
             order=report.order,
             alpha=stats.alpha,
+            test=stats.test,
             caption=f"{title}: mean per system over {_queries(report):,} queries.",
             label="tab:means",
         ),
@@ -51,7 +52,7 @@ def to_latex_report(report: Report) -> str:
         letters = to_latex(
             letters_table(report, report.pairs),
             caption=f"{title}: compact letters per measure. Systems that share a letter are "
-            f"not significantly different (two-sided paired randomization test, "
+            f"not significantly different ({TEST_NAMES[stats.test]}, "
             f"{_correction(report)}, $\\alpha = {stats.alpha:g}$).",
             label="tab:letters",
         )

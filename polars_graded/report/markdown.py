@@ -19,7 +19,7 @@ import polars as pl
 from polars_graded.report.blocks import Figure, Section, Table
 from polars_graded.report.compute import paired_differences
 from polars_graded.report.content import FILES, Report
-from polars_graded.report.html import TEST_COLUMNS
+from polars_graded.report.html import shown_test_columns
 from polars_graded.report.names import one_line, short_names, with_short_names
 from polars_graded.report.sections import block_sections
 from polars_graded.report.text import (
@@ -196,17 +196,19 @@ def _figure(caption: str) -> str:
 
 
 def _tests(report: Report) -> list[str]:
-    """The tests table of the page (:data:`~polars_graded.report.html.TEST_COLUMNS`), a
+    """The tests table of the page (:func:`~polars_graded.report.html.shown_test_columns`), a
     block per measure."""
     rows, names = comparison_rows(report), _names(report)
-    head = [_row(["system", *TEST_COLUMNS.values(), ""])]
-    head.append(_row(["---", *["--:"] * len(TEST_COLUMNS), ":-:"]))
+    stats = report.settings.statistics
+    columns = shown_test_columns(stats.correction, stats.test)
+    head = [_row(["system", *columns.values(), ""])]
+    head.append(_row(["---", *["--:"] * len(columns), ":-:"]))
     out: list[str] = []
     for m in report.settings.measures:
         out += ["", f"**{escape(m)}**", "", *head]
         for name in report.order:
             row = rows[name, m]
-            cells = [names[name], *(cell_text(c, row[c]) for c in TEST_COLUMNS), marker(row)]
+            cells = [names[name], *(cell_text(c, row[c]) for c in columns), marker(row)]
             out.append(_row(cells))
     return out[1:]
 

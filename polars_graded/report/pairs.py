@@ -12,7 +12,9 @@ from polars_graded.options import TableSpec
 from polars_graded.report.blocks import Section, Table
 from polars_graded.report.content import Report
 from polars_graded.report.names import with_short_names
-from polars_graded.report.text import CORRECTION_NAMES, fmt
+from polars_graded.report.text import fmt, significance_test
+from polars_graded.stats.grid import P_VALUES
+from polars_graded.stats.options import CORRECTION_NAMES, Statistics, Test
 from polars_graded.stats.pairs import compact_letters, compare_pairs_with
 
 PAIR_COLUMNS = (
@@ -22,11 +24,35 @@ PAIR_COLUMNS = (
     "diff",
     "diff_ci_low",
     "diff_ci_high",
-    "p_randomization",
-    "p_randomization_adjusted",
-    "p_tukey",
+    "d_z",
+    "change_pct",
 )
-"""The columns of :func:`~polars_graded.stats.pairs.compare_pairs` the pairs table shows."""
+"""The columns of :func:`~polars_graded.stats.pairs.compare_pairs` the pairs table shows
+before the tests (:func:`pair_tests`)."""
+
+
+def pair_tests(test: Test) -> tuple[str, str, str]:
+    """The p-value columns the pairs table shows: the test that decides (``test``), raw and
+    adjusted, then the Tukey HSD's.
+
+    Examples
+    --------
+    >>> pair_tests("wilcoxon")
+    ('p_wilcoxon', 'p_wilcoxon_adjusted', 'p_tukey')
+    """
+    return (P_VALUES[test], f"{P_VALUES[test]}_adjusted", "p_tukey")
+
+
+def deciding_p(stats: Statistics) -> str:
+    """The column of :func:`~polars_graded.stats.pairs.compare_pairs` whose values below α
+    make a pair significant: the adjusted p-value of the chosen test.
+
+    Examples
+    --------
+    >>> deciding_p(Statistics(test="t"))
+    'p_ttest_adjusted'
+    """
+    return pair_tests(stats.test)[1]
 
 
 def add_pairs(lf: pl.LazyFrame, spec: TableSpec, report: Report) -> Report:
@@ -102,7 +128,8 @@ def letters_table(report: Report, pairs: pl.DataFrame) -> pl.DataFrame:
     """
     out = pl.DataFrame({"system": list(report.order)})
     for m in report.settings.measures:
-        letters = compact_letters(pairs, m, alpha=report.settings.statistics.alpha)
+        stats = report.settings.statistics
+        letters = compact_letters(pairs, m, p_value=deciding_p(stats), alpha=stats.alpha)
         mean = pl.col("mean").map_elements(fmt, pl.String)
         cells = letters.select("system", pl.format("{} {}", mean, "letters").alias(m))
         out = out.join(cells, on="system", how="left", maintain_order="left")
@@ -117,8 +144,8 @@ def _sentence(report: Report) -> str:
     count = n * (n - 1) // 2
     pairs = f"{count} pair{'s' * (count != 1)}"
     return (
-        f"Every system against every other ({n} systems, {pairs} per measure): two-sided "
-        f"paired randomization test ({stats.trials:,} trials, seed {stats.seed}), p-values "
+        f"Every system against every other ({n} systems, {pairs} per measure): "
+        f"{significance_test(stats)}, p-values "
         f"{CORRECTION_NAMES[stats.correction]} over the {pairs} of each measure, "
         f"α = {stats.alpha:g}. Beside it, the randomized Tukey HSD (Carterette 2012: one "
         "distribution of the largest difference of means, from permuting each query's "
@@ -133,7 +160,7 @@ def _floor(report: Report) -> str:
     stats = report.settings.statistics
     n = len(report.order)
     floor = n * (n - 1) // 2 / (stats.trials + 1)
-    if stats.correction != "holm" or floor < stats.alpha:
+    if stats.test != "randomization" or stats.correction != "holm" or floor < stats.alpha:
         return ""
     return (
         f" With {stats.trials:,} trials no Holm-adjusted p-value can fall below "
@@ -157,6 +184,11 @@ def _pairs_table(report: Report, pairs: pl.DataFrame, measure: str) -> pl.DataFr
         "diff": pl.col("diff").abs(),
         "diff_ci_low": pl.when(swap).then(-pl.col("diff_ci_high")).otherwise("diff_ci_low"),
         "diff_ci_high": pl.when(swap).then(-pl.col("diff_ci_low")).otherwise("diff_ci_high"),
+        "d_z": pl.col("d_z").abs(),
+        # x's change relative to y's mean, as compare's change_pct with y as the baseline.
+        "change_pct": pl.when(swap)
+        .then(100 * -pl.col("diff") / pl.col("mean_b").replace(0.0, None))
+        .otherwise("change_pct"),
     }
     ranked = compact_letters(pairs, measure)["system"].to_list()  # best mean first
     rank = {name: i for i, name in enumerate(ranked)}
@@ -166,6 +198,7 @@ def _pairs_table(report: Report, pairs: pl.DataFrame, measure: str) -> pl.DataFr
     return with_short_names(out, report.order, "first", "second").select(
         pl.format("{} > {}", "first", "second").alias("pair"),
         *PAIR_COLUMNS,
+        *pair_tests(report.settings.statistics.test),
         significant=pl.when("significant").then(pl.lit("yes")).otherwise(pl.lit("no")),
     )
 
@@ -175,8 +208,9 @@ def _letters_caption(report: Report) -> str:
     stats = s.statistics
     return (
         "Mean and compact letters per measure (Piepho 2004): two systems that share a letter "
-        f"are not significantly different at α = {stats.alpha:g} (randomization test, "
-        f"{CORRECTION_NAMES[stats.correction]}); a marks the best mean. "
+        f"are not significantly different at α = {stats.alpha:g} "
+        f"({significance_test(stats)}, {CORRECTION_NAMES[stats.correction]}); a marks the "
+        "best mean. "
         "polars_graded.compact_letters(pairs, measure, p_value='p_tukey') gives the letters "
         "of the Tukey HSD."
     )
@@ -185,10 +219,13 @@ def _letters_caption(report: Report) -> str:
 def _pairs_caption(report: Report, measure: str) -> str:
     s = report.settings
     stats = s.statistics
+    raw, adjusted, _ = pair_tests(stats.test)
     return (
         f"{measure}: every pair, the better mean first (x > y); wins / ties / losses: the "
         f"queries where x scores above, equal to and below y; diff = x − y with its "
-        f"{stats.confidence:.0%} bootstrap interval ({stats.bootstrap:,} resamples); "
-        f"p_randomization and p_randomization_adjusted ({CORRECTION_NAMES[stats.correction]}); "
-        "p_tukey: the randomized Tukey HSD; significant: p_randomization_adjusted < α."
+        f"{stats.confidence:.0%} bootstrap interval ({stats.bootstrap:,} resamples); d_z: "
+        "the mean of the per-query differences x − y over their standard deviation; "
+        "change_pct: diff relative to y's mean, in percent; "
+        f"{raw} and {adjusted} ({CORRECTION_NAMES[stats.correction]}); "
+        f"p_tukey: the randomized Tukey HSD; significant: {adjusted} < α."
     )

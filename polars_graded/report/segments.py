@@ -18,7 +18,8 @@ from polars_graded.options import TableSpec
 from polars_graded.report.blocks import Part, Section, Table
 from polars_graded.report.content import Report
 from polars_graded.report.names import short_names, with_short_names
-from polars_graded.report.text import BETTER, CORRECTION_NAMES, WORSE, fmt, fmt_diff, marker
+from polars_graded.report.text import BETTER, WORSE, fmt, fmt_diff, marker
+from polars_graded.stats.options import CORRECTION_NAMES, TEST_NAMES
 from polars_graded.stats.segments import compare_segments_with, segment_reversals
 
 NULL_SEGMENT = "(null)"
@@ -135,7 +136,7 @@ def _intro(report: Report, frame: pl.DataFrame) -> str:
     if not tested:
         return text
     return (
-        f"{text} The paired randomization test's p-values are "
+        f"{text} The p-values of the {TEST_NAMES[stats.test]}, which decides the marks, are "
         f"{CORRECTION_NAMES[stats.correction]} across the {tests} tests of each measure (tested "
         "segments × systems)."
     )

@@ -27,9 +27,11 @@ from polars_graded.options import TableSpec
 from polars_graded.report.blocks import Figure, Part, Section, Table
 from polars_graded.report.charts import tau_heatmap
 from polars_graded.report.content import Report
-from polars_graded.report.text import CORRECTION_NAMES, fmt, map_name, shown_thresholds
+from polars_graded.report.pairs import deciding_p
+from polars_graded.report.text import fmt, map_name, shown_thresholds, significance_test
 from polars_graded.report.ties import tie_rule
 from polars_graded.stats.grid import system_means
+from polars_graded.stats.options import CORRECTION_NAMES
 from polars_graded.stats.stability import discriminative_power, rank_correlations
 
 MIN_SYSTEMS = 3
@@ -194,7 +196,8 @@ def add_stability(lf: pl.LazyFrame, spec: TableSpec, report: Report) -> Report:
     stability = rank_correlations(stability_means(lf, spec, report))
     power = None
     if report.pairs is not None:
-        power = discriminative_power(report.pairs, alpha=report.settings.statistics.alpha)
+        stats = report.settings.statistics
+        power = discriminative_power(report.pairs, alpha=stats.alpha, p=deciding_p(stats))
     return dataclasses.replace(report, stability=stability, power=power)
 
 
@@ -311,8 +314,8 @@ def _power(report: Report) -> list[Part]:
         )
     text = (
         "Discriminative power (Sakai 2006): per measure, the pairs of systems whose "
-        f"difference is significant (two-sided paired randomization test, {stats.trials:,} "
-        f"trials, {CORRECTION_NAMES[stats.correction]} across the pairs of each measure, "
+        f"difference is significant ({significance_test(stats)}, "
+        f"{CORRECTION_NAMES[stats.correction]} across the pairs of each measure, "
         f"α = {stats.alpha:g}). {verdict}"
     )
     table = power.select(

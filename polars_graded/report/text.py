@@ -11,6 +11,7 @@ from polars_graded.measures.base import format_number
 from polars_graded.options import SCORE_PRECISION, Compat, Ties
 from polars_graded.report.content import Report
 from polars_graded.report.names import shortened
+from polars_graded.stats.options import CORRECTION_NAMES, TEST_NAMES, Statistics
 
 DECIMALS = 4
 """Decimals of every mean, difference and p-value a report shows."""
@@ -47,12 +48,16 @@ SECTIONS = {
 """The sections of both renderings in order: their ids (the page's anchors) and titles;
 the :mod:`~polars_graded.report.sections` go before the ties."""
 
-CORRECTION_NAMES = {
-    "holm": "Holm-corrected",
-    "bh": "Benjamini-Hochberg-corrected",
-    "none": "not corrected",
+CORRECTION_HEADERS = {
+    "bonferroni": "Bonferroni",
+    "holm": "Holm",
+    "holm-sidak": "Holm-Šidák",
+    "bh": "BH",
+    "none": "uncorr.",
 }
-"""How the report's sentences name each correction (``correction=``) of the p-values."""
+"""How a table's header names each correction (``p rand. Holm``)."""
+BOOTSTRAP_NAMES = {"percentile": "percentile bootstrap", "bca": "BCa bootstrap"}
+"""How the report's sentences name each ``bootstrap_method``."""
 
 _MISSING = {
     "zero": "a query present in the data that a system has no value for scores 0 for "
@@ -104,12 +109,15 @@ def fmt_p(value: float | None) -> str:
 
 def cell_text(column: str, value: object) -> str:
     """A table cell as shown: counts with thousands separators, shares as percentages,
-    p-values (``p_*`` columns) by :func:`fmt_p`, other numbers by :func:`fmt`.
+    changes in percent (``*_pct``) signed with one decimal, p-values (``p_*`` columns) by
+    :func:`fmt_p`, other numbers by :func:`fmt`.
 
     Examples
     --------
     >>> cell_text("rows", 12345), cell_text("tied_share", 0.25), cell_text("p_ttest", 0.5)
     ('12,345', '25.0%', '0.5000')
+    >>> cell_text("change_pct", 12.345), cell_text("change_pct", -4.0), cell_text("d_z", None)
+    ('+12.3%', '−4.0%', '–')
     """
     if isinstance(value, int):
         return f"{value:,}"
@@ -117,6 +125,8 @@ def cell_text(column: str, value: object) -> str:
         return value
     if column.endswith("_share"):
         return "–" if value is None else f"{value:.1%}"
+    if column.endswith("_pct"):
+        return "–" if value is None else f"{value:+.1f}%".replace("-", "−")
     return fmt_p(value) if column.startswith("p_") else fmt(value)  # type: ignore[arg-type]
 
 
@@ -199,13 +209,31 @@ def legend(report: Report) -> str:
     others = len(report.order) - 1
     return (
         f"{BETTER} / {WORSE}: significantly better / worse than the baseline {s.baseline}: "
-        f"two-sided paired randomization test ({stats.trials:,} trials, seed {stats.seed}) on the "
-        f"per-query values, p-values Holm-corrected over the {others} comparison(s) with "
-        f"the baseline of each measure, α = {stats.alpha:g}. Means over queries; the mean of "
-        f"mu_ap is µMAP and of ap is MAP. The paired t-test, its Holm-corrected p-values and "
-        f"{stats.confidence:.0%} bootstrap intervals ({stats.bootstrap:,} resamples) are in "
-        "the details."
+        f"{significance_test(stats)} on the "
+        f"per-query values, p-values {CORRECTION_NAMES[stats.correction]} over the {others} "
+        f"comparison(s) with the baseline of each measure, α = {stats.alpha:g}. Means over "
+        f"queries; the mean of mu_ap is µMAP and of ap is MAP. Every test's "
+        f"{CORRECTION_NAMES[stats.correction]} p-values, the effect sizes (d_z: mean / "
+        f"standard deviation of the per-query differences; change: relative to the "
+        f"baseline's mean) and {stats.confidence:.0%} "
+        f"{'BCa ' * (stats.bootstrap_method == 'bca')}bootstrap intervals "
+        f"({stats.bootstrap:,} resamples) are in the details."
     )
+
+
+def significance_test(stats: Statistics) -> str:
+    """The test that decides significance, as the report's sentences name it.
+
+    Examples
+    --------
+    >>> significance_test(Statistics(trials=500)), significance_test(Statistics(test="wilcoxon"))
+    ('two-sided paired randomization test (500 trials, seed 0)', \
+'two-sided Wilcoxon signed-rank test')
+    """
+    name = TEST_NAMES[stats.test]
+    if stats.test != "randomization":
+        return name
+    return f"{name} ({stats.trials:,} trials, seed {stats.seed})"
 
 
 # --------------------------------------------------------------------------- thresholds
@@ -418,8 +446,9 @@ def conventions(report: Report) -> list[tuple[str, str]]:
          "counts in the means (trec_eval -c)."),
         ("Missing queries", f"missing = {st.missing}: {_MISSING[st.missing]}."),
         ("Tests", f"paired against {s.baseline}: two-sided paired t-test and randomization "
-         f"test ({st.trials:,} trials, seed {st.seed}); Holm's correction over the systems of "
-         f"each measure; α = {st.alpha:g}; percentile bootstrap over queries for the "
+         f"test ({st.trials:,} trials, seed {st.seed}); p-values "
+         f"{CORRECTION_NAMES[st.correction]} over the systems of each measure; "
+         f"α = {st.alpha:g}; {BOOTSTRAP_NAMES[st.bootstrap_method]} over queries for the "
          f"{st.confidence:.0%} intervals ({st.bootstrap:,} resamples, seed {st.seed})."),
         ("Version", report.versions),
     ]  # fmt: skip

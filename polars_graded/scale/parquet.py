@@ -59,7 +59,7 @@ from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.scale import spill
 from polars_graded.scale.memory import estimate_peak_memory
 from polars_graded.scale.partitions import partition_count, partition_index, partition_keys
-from polars_graded.scale.progress import ProgressBar
+from polars_graded.scale.progress import progress_bar
 
 
 def evaluate_parquet(
@@ -93,7 +93,9 @@ def evaluate_parquet(
     partitions
         The number of partitions, instead of a budget; 1 evaluates in one go.
     progress
-        Draw a progress bar over the partitions on stderr.
+        Draw a progress bar over the partitions on stderr: ``tqdm.auto``'s when tqdm is
+        installed (a widget in Jupyter; ``pip install 'polars-graded[progress]'``), else one
+        line redrawn (:func:`polars_graded.scale.progress.progress_bar`).
     spill_dir
         The folder under which the source is split into partitions on disk (a temporary
         folder, removed at the end): about 1.5 times the bytes of the source's files must
@@ -234,7 +236,7 @@ def _evaluate_in_partitions(
     if count == 1:
         return api.evaluate_spec(scan, measures, cols).collect(engine=ENGINE)
     keys = partition_keys(list(measures.values()), cols)
-    bar = ProgressBar(count) if progress else None
+    bar = progress_bar(count) if progress else None
     parts = []
     # A threshold above every label is a fact of the whole table, not of one partition:
     # each partition reports its largest label, and the warning comes once, at the end.

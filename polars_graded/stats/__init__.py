@@ -13,6 +13,8 @@ Where things live, the shared pieces first:
 - :mod:`.resampling`: the bootstrap, the sign-flip randomization test, the randomized
   Tukey HSD, the paired t-test;
 - :mod:`.corrections`: Holm, Benjamini–Hochberg, none, across tests;
+- :mod:`.wilcoxon`: the Wilcoxon signed-rank test (scipy's, per row); :mod:`.effects`: the
+  effect sizes (Cohen's d_z, the relative change);
 
 then the analyses built on them:
 

@@ -1,13 +1,13 @@
-"""Every system against the baseline: means, bootstrap intervals, paired tests, Holm.
+"""Every system against the baseline: means, bootstrap intervals, paired tests, corrected.
 
 :func:`compare_with` is ``pg.compare`` with its default ``pairs="baseline"`` (see
 :func:`~polars_graded.stats.compare.compare` for the rules): on the grid of
 :func:`~polars_graded.stats.grid.value_matrix` it computes each system's mean and its
-bootstrap percentile interval, the paired mean difference from the baseline and its
+bootstrap interval (percentile or BCa), the paired mean difference from the baseline and its
 interval, a paired t-test and a paired randomization (sign-flip) test
-(:mod:`polars_graded.stats.resampling`), Holm–Bonferroni adjusted across the systems
-(:func:`~polars_graded.stats.corrections.holm`), as the columns of
-:data:`~polars_graded.stats.grid.OUTPUT_COLUMNS`.
+(:mod:`polars_graded.stats.resampling`), corrected across the non-baseline systems of each
+measure (:func:`~polars_graded.stats.corrections.adjust`, Holm–Bonferroni by default), as the
+columns of :data:`~polars_graded.stats.grid.OUTPUT_COLUMNS`.
 """
 
 from __future__ import annotations
@@ -19,18 +19,24 @@ import numpy as np
 import polars as pl
 
 from polars_graded.defaults import SYSTEM
-from polars_graded.stats.corrections import holm
-from polars_graded.stats.grid import value_matrix
-from polars_graded.stats.options import Statistics
+from polars_graded.stats.corrections import adjust, adjusted_column
+from polars_graded.stats.effects import change_pct, cohens_dz
+from polars_graded.stats.grid import P_VALUES, value_matrix
+from polars_graded.stats.options import BootstrapMethod, Correction, Statistics
 from polars_graded.stats.resampling import (
+    bootstrap_interval,
     bootstrap_means,
     import_ttest,
+    jackknife_acceleration,
     paired_ttest,
     randomization_p,
 )
+from polars_graded.stats.wilcoxon import wilcoxon_p
 
-_TESTS = ("t_stat", "p_ttest", "p_randomization", "p_ttest_holm", "p_randomization_holm")
-"""The test columns: NaN in numpy on the baseline, null in the frame."""
+_TESTS = "^(t_stat|p_.*|d_z|change_pct)$"
+"""The test columns (``t_stat`` and every p-value, adjusted or not, whose names follow the
+correction) and the effect sizes: NaN in numpy on the baseline or where undefined, null in
+the frame."""
 
 
 def compare_with(
@@ -44,8 +50,7 @@ def compare_with(
 ) -> pl.DataFrame:
     """:func:`~polars_graded.stats.compare.compare` (every system against the baseline,
     the columns of :data:`~polars_graded.stats.grid.OUTPUT_COLUMNS`) with its options checked
-    already, as ``statistics`` (its ``correction`` is not read: the baseline comparison
-    uses Holm); ``by`` names one column.
+    already, as ``statistics``; ``by`` names one column.
 
     Examples
     --------
@@ -62,7 +67,8 @@ def compare_with(
     )
     columns = _statistics(values, ttest_rel, statistics)
     out = _result(columns, systems.alias(by), names, n_missing, n_queries=values.shape[2])
-    significant = pl.col("p_randomization_holm") < statistics.alpha
+    decides = adjusted_column(P_VALUES[statistics.test], statistics.correction)
+    significant = pl.col(decides) < statistics.alpha
     return out.with_columns(significant=significant.fill_null(False))
 
 
@@ -89,7 +95,7 @@ def _result(
         },
         schema_overrides={"measure": pl.String},
     )
-    return out.with_columns(pl.col(*_TESTS).fill_nan(None))
+    return out.with_columns(pl.col(_TESTS).fill_nan(None))
 
 
 def _statistics(
@@ -100,7 +106,8 @@ def _statistics(
     seeds = np.random.SeedSequence(statistics.seed).spawn(2)
     rng_boot, rng_flip = (np.random.default_rng(s) for s in seeds)
     mean = values.mean(axis=2)
-    ci, diff_ci = _intervals(values, statistics.bootstrap, statistics.confidence, rng_boot)
+    differences = values[:, 1:] - values[:, :1]
+    ci, diff_ci = _intervals(values, statistics, rng_boot)
     return {
         "mean": mean,
         "ci_low": ci[0],
@@ -109,42 +116,71 @@ def _statistics(
         "diff": mean - mean[:, :1],
         "diff_ci_low": diff_ci[0],
         "diff_ci_high": diff_ci[1],
-        **_tests(values, ttest_rel, statistics.trials, rng_flip),
+        "d_z": _pad(cohens_dz(differences)),
+        "change_pct": change_pct(mean, mean[:, :1]),
+        **_tests(values, differences, ttest_rel, statistics, rng_flip),
     }
 
 
 def _intervals(
-    values: np.ndarray, bootstrap: int, confidence: float, rng: np.random.Generator
+    values: np.ndarray, statistics: Statistics, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap intervals of each mean and of each paired difference from the
-    baseline (0 for the baseline itself), as (low/high, measure, system)."""
+    """Bootstrap intervals (``statistics.bootstrap_method``) of each mean and of each paired
+    difference from the baseline (0 for the baseline itself), as (low/high, measure,
+    system)."""
     n_measures, n_systems, n_queries = values.shape
+    bootstrap, confidence = statistics.bootstrap, statistics.confidence
+    method: BootstrapMethod = statistics.bootstrap_method
     boot = bootstrap_means(values.reshape(n_measures * n_systems, n_queries), bootstrap, rng)
     boot = boot.reshape(n_measures, n_systems, bootstrap)
     quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]
-    ci = np.quantile(boot, quantiles, axis=2)
-    diff_ci = np.quantile(boot - boot[:, :1], quantiles, axis=2)
+    mean = values.mean(axis=2)
+    ci = bootstrap_interval(
+        boot, quantiles, method, estimate=mean, acceleration=lambda: jackknife_acceleration(values)
+    )
+    to_baseline = (np.zeros(n_systems, dtype=np.intp), np.arange(n_systems))
+    diff_ci = bootstrap_interval(
+        boot - boot[:, :1],
+        quantiles,
+        method,
+        estimate=mean - mean[:, :1],
+        acceleration=lambda: jackknife_acceleration(values, to_baseline),
+    )
     diff_ci[:, :, 0] = 0.0
     return ci, diff_ci
 
 
 def _tests(
-    values: np.ndarray, ttest_rel: Any, trials: int, rng: np.random.Generator
+    values: np.ndarray,
+    differences: np.ndarray,
+    ttest_rel: Any,
+    statistics: Statistics,
+    rng: np.random.Generator,
 ) -> dict[str, np.ndarray]:
-    """The paired tests of each system against the baseline, Holm-adjusted, as (measure,
-    system) with a NaN column for the baseline (null once in the frame)."""
+    """The paired tests of each system against the baseline (every test of
+    :data:`~polars_graded.stats.grid.P_VALUES`), each p-value then corrected across the
+    non-baseline systems of each measure (a column named by
+    :func:`~polars_graded.stats.corrections.adjusted_column`), as (measure, system) with a
+    NaN column for the baseline (null once in the frame)."""
     n_measures, n_systems, n_queries = values.shape
-    differences = values[:, 1:] - values[:, :1]
-    p_flip = randomization_p(differences.reshape(-1, n_queries), trials, rng).reshape(
-        n_measures, n_systems - 1
-    )
+    correction: Correction = statistics.correction
+    p_flip = randomization_p(differences.reshape(-1, n_queries), statistics.trials, rng)
     t_stat, p_t = paired_ttest(ttest_rel, values, differences)
+    p_values = {
+        P_VALUES["t"]: p_t,
+        P_VALUES["randomization"]: p_flip.reshape(n_measures, n_systems - 1),
+        P_VALUES["wilcoxon"]: wilcoxon_p(differences),
+    }
     tests = {
         "t_stat": t_stat,
-        "p_ttest": p_t,
-        "p_randomization": p_flip,
-        "p_ttest_holm": holm(p_t),
-        "p_randomization_holm": holm(p_flip),
+        **p_values,
+        **{
+            adjusted_column(name, correction): adjust(p, correction) for name, p in p_values.items()
+        },
     }
-    pad = np.full((n_measures, 1), np.nan)
-    return {name: np.concatenate([pad, test], axis=1) for name, test in tests.items()}
+    return {name: _pad(test) for name, test in tests.items()}
+
+
+def _pad(test: np.ndarray) -> np.ndarray:
+    """A (measure, non-baseline system) array with a NaN column for the baseline first."""
+    return np.concatenate([np.full((test.shape[0], 1), np.nan), test], axis=1)

@@ -21,25 +21,26 @@ policy (:mod:`polars_graded.stats.grid`), the bootstrap and the paired tests
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any, Literal, get_args
 
 import polars as pl
 
 from polars_graded.defaults import PAIRS, SYSTEM
 from polars_graded.errors import InvalidValueError
+from polars_graded.frames import Table, as_polars
 from polars_graded.stats.baseline import compare_with
 from polars_graded.stats.grid import by_column
 from polars_graded.stats.options import (
     DEFAULTS,
+    BootstrapMethod,
     Correction,
     MissingPolicy,
     Statistics,
+    Test,
 )
 from polars_graded.stats.pairs import compare_pairs_with
 from polars_graded.stats.resampling import import_ttest
 from polars_graded.stats.segments import compare_segments_with
-from polars_graded.validate import check_frame
 
 Pairs = Literal["baseline", "all"]
 """Which pairs of systems :func:`compare` tests: each against the baseline, or all."""
@@ -47,7 +48,7 @@ PAIR_CHOICES: tuple[str, ...] = get_args(Pairs)
 
 
 def compare(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: Table,
     measures: Sequence[str] | None = None,
     *,
     by: str | Sequence[str] = SYSTEM,
@@ -62,6 +63,8 @@ def compare(
     system: str | None = None,
     pairs: Pairs = PAIRS,
     correction: Correction = DEFAULTS.correction,
+    bootstrap_method: BootstrapMethod = DEFAULTS.bootstrap_method,
+    test: Test = DEFAULTS.test,
     segment: str | Sequence[str] | None = None,
     min_queries: int | None = None,
 ) -> pl.DataFrame:
@@ -71,7 +74,9 @@ def compare(
     ----------
     per_query
         One row per (system, query) and one numeric column per measure: the output of
-        ``pg.evaluate(table, measures, by="system")``. A LazyFrame is collected.
+        ``pg.evaluate(table, measures, by="system")``. A LazyFrame is collected; a pandas
+        DataFrame or an Arrow table is converted
+        (:func:`~polars_graded.frames.as_polars`).
     measures
         The value columns to compare (names, or measure objects whose ``str`` is the name).
         Default: every column but ``system`` and ``query``, in the frame's order.
@@ -98,7 +103,7 @@ def compare(
     confidence
         Coverage of the intervals, in (0, 1).
     alpha
-        Level at which ``significant`` is set, on the Holm-adjusted randomization p-value.
+        Level at which ``significant`` is set, on the corrected p-value of ``test``.
     seed
         Seeds the signs and the resamples; the same call gives the same numbers.
     system
@@ -109,8 +114,23 @@ def compare(
         :func:`polars_graded.stats.pairs.compare_pairs` with these options (no
         ``baseline``).
     correction
-        The multiple-testing correction of ``pairs="all"`` and of ``segment=`` (see
-        :data:`~polars_graded.stats.options.CORRECTIONS`); the baseline comparison always uses Holm.
+        The multiple-testing correction (:func:`~polars_graded.stats.corrections.adjust`):
+        ``"bonferroni"``, ``"holm"`` (Holm–Bonferroni, the default of every comparison),
+        ``"holm-sidak"``, ``"bh"`` (Benjamini–Hochberg) or ``"none"``. Its family: against
+        the baseline, the non-baseline systems of each measure (per test); with
+        ``pairs="all"``, the pairs of each measure; with ``segment=``, the tested segments x
+        the non-baseline systems of each measure. Measures are never pooled.
+    bootstrap_method
+        How the intervals are read from the bootstrap resamples: ``"percentile"`` (default)
+        or ``"bca"``, bias-corrected and accelerated, as ``scipy.stats.bootstrap(...,
+        method="BCa")`` (:func:`~polars_graded.stats.resampling.bootstrap_interval`); better
+        coverage for skewed measures (RR, P@1).
+    test
+        The paired two-sided test that decides ``significant`` (and so the report's marks
+        and letters): ``"randomization"`` (default, the sign-flip test below), ``"t"``
+        (``scipy.stats.ttest_rel``) or ``"wilcoxon"`` (the signed-rank test,
+        ``scipy.stats.wilcoxon``). Every test's p-value is computed whatever the choice
+        (the columns do not change); the choice only says which one decides.
     segment, min_queries
         The column(s) that put each query in a segment, and the fewest queries a tested
         segment has: the result of :func:`polars_graded.stats.segments.compare_segments` with
@@ -119,6 +139,7 @@ def compare(
     Returns
     -------
     DataFrame
+        A Polars DataFrame, whatever the input's kind.
         One row per (system, measure): by measure in the given order, then the baseline,
         then the other systems in sorted order. Columns:
 
@@ -126,15 +147,24 @@ def compare(
         - ``n_queries`` (Int64): queries compared; ``n_missing`` (Int64): queries of the
           union of all systems' queries that this system lacks;
         - ``mean``, ``ci_low``, ``ci_high``: the system's mean over the compared queries and
-          its bootstrap percentile interval;
+          its bootstrap interval (``bootstrap_method``);
         - ``baseline_mean``; ``diff`` = ``mean - baseline_mean``; ``diff_ci_low``,
-          ``diff_ci_high``: bootstrap percentile interval of the paired mean difference
-          (each resample draws the same queries for the system and the baseline);
+          ``diff_ci_high``: bootstrap interval of the paired mean difference (each
+          resample draws the same queries for the system and the baseline);
+        - ``d_z``: Cohen's d_z, the effect size ``mean(d) / sd(d)`` of the paired per-query
+          differences ``d`` (``ddof=1``), null where the differences do not vary (below);
+          ``change_pct``: the relative change in percent,
+          ``100 * (mean - baseline_mean) / baseline_mean``, null when ``baseline_mean`` is 0;
         - ``t_stat``, ``p_ttest``: paired two-sided t-test (``scipy.stats.ttest_rel``);
         - ``p_randomization``: paired two-sided randomization test (below);
-        - ``p_ttest_holm``, ``p_randomization_holm``: Holm–Bonferroni adjusted across the
-          non-baseline systems, per measure and per test;
-        - ``significant`` (Boolean): ``p_randomization_holm < alpha``.
+        - ``p_wilcoxon``: paired two-sided Wilcoxon signed-rank test (below);
+        - ``p_ttest_holm``, ``p_randomization_holm``: corrected across the non-baseline
+          systems, per measure and per test; named after ``correction``
+          (:func:`~polars_graded.stats.corrections.adjusted_column`: ``p_ttest_bonferroni``,
+          ``p_randomization_holm_sidak``, ``p_randomization_bh``, ``p_randomization_none``
+          ...), so a frame says how it was corrected; ``p_wilcoxon_holm`` likewise;
+        - ``significant`` (Boolean): the corrected p-value of ``test`` ``< alpha``
+          (``p_randomization_holm < alpha`` by default).
 
         Every float column is Float64. Baseline rows have ``diff`` and its interval 0.0,
         null tests and ``significant`` false.
@@ -152,25 +182,46 @@ def compare(
     **Intervals.** Percentile bootstrap: the ``(1 - confidence) / 2`` and
     ``(1 + confidence) / 2`` quantiles (numpy's linear interpolation) of the mean over
     ``bootstrap`` resamples of the compared queries. One resample matrix serves every
-    system and measure, so the difference interval is paired.
+    system and measure, so the difference interval is paired. ``bootstrap_method="bca"``
+    moves both quantile levels by the bias and the skew of the resampled means (BCa, its
+    jackknife acceleration in closed form for a mean), as ``scipy.stats.bootstrap``
+    computes it from the same resamples.
 
     **Holm.** Per measure and test, the ``m`` non-baseline p-values sorted ascending
-    ``p_(1) <= ... <= p_(m)`` become ``min(1, max_{j <= i} (m - j + 1) p_(j))``.
+    ``p_(1) <= ... <= p_(m)`` become ``min(1, max_{j <= i} (m - j + 1) p_(j))``; the other
+    corrections are those of statsmodels' ``multipletests``, and a NaN p-value (a t-test
+    on one query) stays out of the family.
+
+    **Wilcoxon signed-rank test.** ``scipy.stats.wilcoxon(d)`` on the paired differences of
+    the compared queries (so ``missing`` decides them, as for every test), two-sided, with
+    scipy's defaults: a query with ``d = 0`` is dropped (``zero_method="wilcox"``), tied
+    ``|d|`` share their average rank, and ``method="auto"``: the exact distribution for at
+    most 50 queries without zeros or ties, an exact permutation over the ``2^n`` sign
+    patterns for at most 13 queries with some, else the normal approximation (tie-corrected,
+    no continuity correction); :func:`~polars_graded.stats.wilcoxon.wilcoxon_p`.
+
+    **Effect sizes.** ``d_z = mean(d) / sd(d)`` with ``sd`` the sample standard deviation
+    (``ddof=1``) of the per-query differences, so ``|d_z| * sqrt(n)`` is the paired t
+    statistic. It is null with fewer than two queries or when ``sd`` is at most ``1e-9``
+    times the largest ``|d|`` (all differences equal up to rounding: the ratio would be
+    infinite), so on the baseline's rows too. ``change_pct`` is null when the baseline's
+    mean is 0, and 0.0 on the baseline's rows otherwise
+    (:mod:`polars_graded.stats.effects`).
 
     **Degenerate cases.** When every difference is 0 (a system identical to the baseline on
     the compared queries) scipy's t-test is 0/0; it is reported as ``t_stat`` 0.0 and
-    ``p_ttest`` 1.0, and the randomization p is 1.0 (every flip ties). Constant non-zero
-    differences keep scipy's values (``t_stat`` ±inf, ``p_ttest`` 0.0). With fewer than two
-    compared queries the t-test is undefined: ``t_stat`` and ``p_ttest`` (and its Holm
-    column) are null.
+    ``p_ttest`` 1.0, and the randomization and Wilcoxon p-values are 1.0 (every flip ties;
+    no non-zero difference to rank). Constant non-zero differences keep scipy's values
+    (``t_stat`` ±inf, ``p_ttest`` 0.0). With fewer than two compared queries the t-test is
+    undefined: ``t_stat`` and ``p_ttest`` (and its Holm column) are null.
 
     Raises
     ------
     MissingColumnError
         ``by``, ``query`` or a measure column is absent.
     ColumnTypeError
-        A measure column is not numeric, or ``per_query`` is not a Polars DataFrame or
-        LazyFrame.
+        A measure column is not numeric, or ``per_query`` is not a table (a list, a dict:
+        :data:`~polars_graded.frames.ACCEPTED` says what is).
     DuplicateKeyError
         A (``by``, ``query``) pair occurs twice.
     InvalidValueError
@@ -179,7 +230,7 @@ def compare(
         ``bootstrap`` (each at most
         :data:`~polars_graded.stats.options.MAX_RESAMPLES`, and the bootstrap means at most
         :data:`~polars_graded.stats.resampling.MAX_BOOTSTRAP_MEANS`), ``confidence``,
-        ``alpha`` or ``seed`` (an integer >= 0).
+        ``alpha``, ``seed`` (an integer >= 0) or ``test`` (the message lists the choices).
     ImportError
         scipy is not installed.
 
@@ -207,31 +258,25 @@ def compare(
     │ b      ┆ ap      ┆ 0.4  ┆ 0.1  ┆ 0.246753        ┆ false       │
     └────────┴─────────┴──────┴──────┴─────────────────┴─────────────┘
     """
-    check_frame(per_query, "compare")
+    frame = as_polars(per_query, "compare")
     by = by_column(by, system)
-    # Holm's until the correction is checked where it applies: after segment= and pairs=.
-    statistics = Statistics(missing, trials, bootstrap, confidence, alpha, seed)
+    options = (missing, trials, bootstrap, confidence, alpha, seed, correction)
+    statistics = Statistics(*options, test=test, bootstrap_method=bootstrap_method)
     import_ttest()  # before the work: a missing scipy is found at once
     keys = {"by": by, "query": query, "baseline": baseline}
     if segment is not None or min_queries is not None:
         return _by_segment(
-            per_query,
+            frame,
             measures,
             segment=segment,
             min_queries=min_queries,
             pairs=pairs,
             keys=keys,
             statistics=statistics,
-            correction=correction,
         )
-    if pairs == "baseline" and correction != "holm":
-        msg = f"correction={correction!r} needs pairs='all'; the baseline comparison uses Holm"
-        raise InvalidValueError(msg)
     if pairs != "baseline":
-        return _all_pairs(
-            per_query, measures, pairs, keys=keys, statistics=statistics, correction=correction
-        )
-    return compare_with(per_query, measures, statistics, by=by, query=query, baseline=baseline)
+        return _all_pairs(frame, measures, pairs, keys=keys, statistics=statistics)
+    return compare_with(frame, measures, statistics, by=by, query=query, baseline=baseline)
 
 
 def _all_pairs(
@@ -241,10 +286,9 @@ def _all_pairs(
     *,
     keys: dict[str, Any],
     statistics: Statistics,
-    correction: Correction,
 ) -> pl.DataFrame:
     """``compare(pairs="all")``: the choices checked, then
-    :func:`~polars_graded.stats.pairs.compare_pairs_with` with the correction."""
+    :func:`~polars_graded.stats.pairs.compare_pairs_with`."""
     if pairs not in PAIR_CHOICES:
         choices = " or ".join(map(repr, PAIR_CHOICES))
         msg = f"pairs must be {choices}, got {pairs!r}"
@@ -253,7 +297,6 @@ def _all_pairs(
     if baseline is not None:
         msg = f"pairs='all' compares every pair of systems; drop baseline={baseline!r}"
         raise InvalidValueError(msg)
-    statistics = replace(statistics, correction=correction)
     return compare_pairs_with(per_query, measures, statistics, by=keys["by"], query=keys["query"])
 
 
@@ -266,17 +309,15 @@ def _by_segment(
     pairs: object,
     keys: dict[str, Any],
     statistics: Statistics,
-    correction: Correction,
 ) -> pl.DataFrame:
     """``compare(segment=...)``: the choices checked, then
-    :func:`~polars_graded.stats.segments.compare_segments_with` with the correction."""
+    :func:`~polars_graded.stats.segments.compare_segments_with`."""
     if segment is None:
         msg = f"min_queries={min_queries!r} needs segment=, the column(s) of the segments"
         raise InvalidValueError(msg)
     if pairs != "baseline":
         msg = "segment= compares each system with the baseline per segment; drop pairs='all'"
         raise InvalidValueError(msg)
-    statistics = replace(statistics, correction=correction)
     if min_queries is not None:  # else compare_segments' default
         keys = {**keys, "min_queries": min_queries}
     return compare_segments_with(per_query, measures, statistics, segment=segment, **keys)

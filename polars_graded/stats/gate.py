@@ -19,10 +19,26 @@ import polars as pl
 from polars_graded.api import evaluate
 from polars_graded.defaults import SYSTEM
 from polars_graded.errors import InvalidValueError, MissingColumnError
+from polars_graded.frames import Table, as_polars
 from polars_graded.options import ColumnOptions
+from polars_graded.stats.corrections import adjust
 from polars_graded.stats.grid import by_column, query_grid
-from polars_graded.stats.options import DEFAULTS, MissingPolicy, Statistics
-from polars_graded.validate import check_frame
+from polars_graded.stats.options import (
+    DEFAULTS,
+    GATE_CORRECTION,
+    GATE_TEST,
+    BootstrapMethod,
+    Correction,
+    MissingPolicy,
+    Statistics,
+    Test,
+)
+from polars_graded.stats.resampling import (
+    TIE_TOLERANCE,
+    bootstrap_interval,
+    jackknife_acceleration,
+)
+from polars_graded.stats.wilcoxon import wilcoxon_p
 
 GATE_COLUMNS: Final = (
     "measure",
@@ -32,6 +48,7 @@ GATE_COLUMNS: Final = (
     "diff",
     "lower",
     "p_value",
+    "p_adjusted",
     "not_worse",
 )
 """The columns of :attr:`GateResult.table`, in order."""
@@ -58,7 +75,7 @@ class GateResult:
 
 
 def gate(
-    table: pl.DataFrame | pl.LazyFrame,
+    table: Table,
     measures: Sequence[str],
     *,
     baseline: object,
@@ -68,6 +85,10 @@ def gate(
     bootstrap: int = DEFAULTS.bootstrap,
     alpha: float = DEFAULTS.alpha,
     seed: int = DEFAULTS.seed,
+    correction: Correction = GATE_CORRECTION,
+    bootstrap_method: BootstrapMethod = DEFAULTS.bootstrap_method,
+    test: Test = GATE_TEST,
+    trials: int = DEFAULTS.trials,
     **columns: Unpack[ColumnOptions],
 ) -> GateResult:
     """Test, per measure, that the candidate is not worse than the baseline by ``max_drop``.
@@ -75,7 +96,9 @@ def gate(
     Parameters
     ----------
     table
-        The long table (one row per system, query and item) with a system column.
+        The long table (one row per system, query and item) with a system column: a Polars
+        DataFrame or LazyFrame, or a pandas DataFrame or an Arrow table, converted as
+        :func:`polars_graded.evaluate` converts it.
     measures
         Measure names or objects, evaluated per query by :func:`polars_graded.evaluate`.
     baseline, candidate
@@ -91,6 +114,22 @@ def gate(
         Level of the test, in (0, 1); the bootstrap bound is the ``alpha`` quantile.
     seed
         Seeds the resamples; the same call gives the same numbers.
+    correction
+        The correction of the p-values across the measures (the family: this call's
+        measures): ``"none"`` (default, :data:`~polars_graded.stats.options.GATE_CORRECTION`:
+        the verdict needs every measure to pass, which holds the error at ``alpha``
+        already), ``"bonferroni"``, ``"holm"``, ``"holm-sidak"`` or ``"bh"``
+        (:func:`~polars_graded.stats.corrections.adjust`).
+    bootstrap_method
+        How ``lower`` is read from the resamples: ``"percentile"`` (default) or ``"bca"``
+        (:func:`bootstrap_lower`).
+    test
+        The one-sided test of the decision, on the differences shifted by the margin
+        (Notes): ``"t"`` (default, :data:`~polars_graded.stats.options.GATE_TEST`),
+        ``"wilcoxon"`` or ``"randomization"``.
+    trials
+        Random sign flips of ``test="randomization"`` (the command line draws
+        ``--bootstrap`` of them).
     **columns
         The table's options (``by=``, default ``"system"``, one column; ``query=`` ...).
 
@@ -99,9 +138,13 @@ def gate(
     GateResult
         ``.table``: one row per measure, in the given order: ``measure``, ``n_queries``
         (compared), ``baseline_mean``, ``candidate_mean``, ``diff`` (candidate minus
-        baseline), ``lower`` (one-sided percentile bootstrap lower bound of the mean
-        difference at level ``1 - alpha``), ``p_value`` (the t-test's, below),
-        ``not_worse`` (``p_value < alpha``). ``.passed``: every ``not_worse`` true.
+        baseline), ``lower`` (one-sided bootstrap lower bound of the mean difference at
+        level ``1 - alpha``, ``bootstrap_method``), ``p_value`` (the one-sided p-value of
+        ``test``, below),
+        ``p_adjusted`` (``p_value`` corrected across the measures; ``p_value`` itself with
+        the default ``correction="none"``), ``not_worse`` (``p_adjusted < alpha``).
+        ``.passed``: every ``not_worse`` true. ``.table`` is a Polars DataFrame, whatever
+        the input's kind.
 
     Notes
     -----
@@ -117,15 +160,30 @@ def gate(
     of superiority) and passes with any ``max_drop > 0`` (constant positive ``d + max_drop``,
     ``p`` 0).
 
+    The other tests take the same shifted differences ``e = d + max_drop`` and the same
+    one-sided alternative, so the margin means the same to each (:func:`shifted_p`).
+    ``test="wilcoxon"``: ``scipy.stats.wilcoxon(e, alternative="greater")`` with scipy's
+    defaults (a zero ``e`` is dropped, ties share their average rank; see
+    :func:`~polars_graded.stats.wilcoxon.wilcoxon_p`): it asks whether ``e`` is centred
+    above 0, its pseudo-median rather than its mean, and assumes ``d`` symmetric about
+    its centre. ``test="randomization"``: the one-sided sign-flip test of ``mean(e) > 0``,
+    ``p = (1 + k) / (1 + trials)`` with ``k`` the trials whose flipped sum reaches the
+    observed one (ties within ``TIE_TOLERANCE * sum |e|`` included); it assumes the same
+    symmetry and draws its signs from the seed's first spawned stream. Both give 1.0 when
+    every ``e`` is 0. An identical candidate then passes with ``max_drop > 0`` once there
+    are enough queries: Wilcoxon's smallest p is ``2^-n`` (5 queries), the randomization
+    test's about ``1 / (1 + trials) + 2^-n``.
+
     Raises
     ------
     InvalidValueError
         An unknown or repeated system, ``max_drop`` < 0 or not finite, fewer than two
-        compared queries, or a bad ``missing``, ``bootstrap`` (at most
-        :data:`~polars_graded.stats.options.MAX_RESAMPLES`), ``alpha`` or ``seed`` (an integer
-        >= 0).
+        compared queries, or a bad ``missing``, ``bootstrap`` or ``trials`` (at most
+        :data:`~polars_graded.stats.options.MAX_RESAMPLES`), ``alpha``, ``seed`` (an integer
+        >= 0), ``correction``, ``bootstrap_method`` or ``test``.
     ColumnTypeError
-        ``table`` is not a Polars DataFrame or LazyFrame.
+        ``table`` is not a table (a list, a dict: :data:`~polars_graded.frames.ACCEPTED`
+        says what is; pytrec_eval's dicts go through :func:`polars_graded.from_dicts`).
     MissingColumnError
         The ``by`` column (or another column the measures need) is absent.
 
@@ -141,14 +199,23 @@ def gate(
     >>> result.table.select("measure", "diff", "p_value", "not_worse").row(0)
     ('ap', 0.0, 0.0, True)
     """
-    check_frame(table, "gate")
+    frame = as_polars(table, "gate")
     by = by_column(columns.get("by", SYSTEM), depth=2)
     columns["by"] = by  # the default too: evaluate keys rows by it
     # The gate's options, checked as the comparisons' are (the others keep their defaults).
-    statistics = Statistics(missing=missing, bootstrap=bootstrap, alpha=alpha, seed=seed)
+    statistics = Statistics(
+        missing=missing,
+        bootstrap=bootstrap,
+        alpha=alpha,
+        seed=seed,
+        correction=correction,
+        bootstrap_method=bootstrap_method,
+        test=test,
+        trials=trials,
+    )
     _check_margin(max_drop)
     _import_t()  # before the work: a missing scipy is found at once
-    lazy = table.lazy()
+    lazy = frame.lazy()
     _check_systems(lazy, by, baseline, candidate)
     pair = lazy.filter(pl.col(by).is_in([baseline, candidate]))
     per_query = evaluate(pair, measures, **columns).collect()
@@ -162,13 +229,17 @@ def gate(
         for name, v in zip(names, values, strict=True)
     ]
     out = pl.DataFrame(rows, schema=_SCHEMA, orient="row")
+    adjusted = adjust(out.get_column("p_value").to_numpy(), statistics.correction)
+    out = out.with_columns(p_adjusted=pl.Series(adjusted)).with_columns(
+        not_worse=pl.col("p_adjusted") < statistics.alpha
+    )
     return GateResult(out, passed=bool(out.get_column("not_worse").all()))
 
 
 _SCHEMA: Final = dict(
     zip(
         GATE_COLUMNS,
-        [pl.String, pl.Int64, *[pl.Float64] * 5, pl.Boolean],
+        [pl.String, pl.Int64, *[pl.Float64] * 6, pl.Boolean],
         strict=True,
     )
 )
@@ -182,11 +253,63 @@ def _measure_row(
     max_drop: float,
     statistics: Statistics,
 ) -> tuple[object, ...]:
-    """One measure's row of the verdict."""
+    """One measure's row of the verdict (``p_adjusted`` and ``not_worse`` are set across the
+    measures)."""
     d, alpha = cand - base, statistics.alpha
-    p = one_sided_p(d, max_drop)
-    lower = bootstrap_lower(d, alpha, statistics.bootstrap, statistics.seed)
-    return (name, d.size, base.mean(), cand.mean(), d.mean(), lower, p, p < alpha)
+    p = shifted_p(d, max_drop, statistics)
+    resamples, seed, method = statistics.bootstrap, statistics.seed, statistics.bootstrap_method
+    lower = bootstrap_lower(d, alpha, resamples, seed, method)
+    return (name, d.size, base.mean(), cand.mean(), d.mean(), lower, p, p, p < alpha)
+
+
+def shifted_p(differences: np.ndarray, max_drop: float, statistics: Statistics) -> float:
+    """The one-sided p-value of ``statistics.test`` on ``d + max_drop`` (H1: above 0):
+    :func:`one_sided_p`, the Wilcoxon signed-rank test or :func:`sign_flip_greater_p`.
+
+    Examples
+    --------
+    >>> d = np.array([-0.1, 0.0, 0.1, 0.05, 0.2])
+    >>> tests = ["t", "wilcoxon", "randomization"]
+    >>> [round(shifted_p(d, 0.05, Statistics(test=t, trials=999)), 3) for t in tests]
+    [0.058, 0.094, 0.09]
+    """
+    if statistics.test == "t":
+        return one_sided_p(differences, max_drop)
+    with np.errstate(over="ignore"):  # a huge margin: +inf values still rank and sign
+        shifted = differences + max_drop
+    if statistics.test == "wilcoxon":
+        return float(wilcoxon_p(shifted, alternative="greater"))
+    rng = np.random.default_rng(np.random.SeedSequence(statistics.seed).spawn(1)[0])
+    return sign_flip_greater_p(shifted, statistics.trials, rng)
+
+
+def sign_flip_greater_p(values: np.ndarray, trials: int, rng: np.random.Generator) -> float:
+    """One-sided sign-flip p-value of ``mean(values) > 0``: ``(1 + k) / (1 + trials)``, with
+    ``k`` the trials whose sum of randomly signed values reaches the observed sum (within
+    ``TIE_TOLERANCE * sum |values|``); 1.0 when every value is 0.
+
+    The values are divided by the largest ``|value|`` first (the order of the sums stays),
+    so a huge margin cannot overflow.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> sign_flip_greater_p(np.zeros(4), 99, rng), sign_flip_greater_p(np.ones(12), 99, rng)
+    (1.0, 0.01)
+    """
+    scale = np.abs(values).max()
+    if not scale > 0:
+        return 1.0
+    e = values / scale if np.isfinite(scale) else np.sign(values)
+    n = e.size
+    threshold = e.sum() - TIE_TOLERANCE * np.abs(e).sum()
+    at_least = 0
+    chunk = max(1, CHUNK_ELEMENTS // n)
+    for start in range(0, trials, chunk):
+        size = min(chunk, trials - start)
+        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n))
+        at_least += int(np.count_nonzero(signs @ e >= threshold))
+    return (1 + at_least) / (1 + trials)
 
 
 def one_sided_p(differences: np.ndarray, max_drop: float) -> float:
@@ -216,9 +339,19 @@ def one_sided_p(differences: np.ndarray, max_drop: float) -> float:
     return float(t_distribution.sf(t, differences.size - 1))
 
 
-def bootstrap_lower(differences: np.ndarray, alpha: float, resamples: int, seed: int) -> float:
+def bootstrap_lower(
+    differences: np.ndarray,
+    alpha: float,
+    resamples: int,
+    seed: int,
+    method: BootstrapMethod = DEFAULTS.bootstrap_method,
+) -> float:
     """The ``alpha`` quantile (numpy's linear interpolation) of the mean of ``differences``
-    over ``resamples`` resamples of them with replacement: a percentile lower bound.
+    over ``resamples`` resamples of them with replacement: a percentile lower bound; with
+    ``method="bca"`` the BCa level in its place
+    (:func:`~polars_graded.stats.resampling.bootstrap_interval`), as
+    ``scipy.stats.bootstrap(..., confidence_level=1 - alpha, alternative="greater",
+    method="BCa")``.
 
     Resample ``b`` draws ``rng.integers(0, n, size=n)`` from ``np.random.default_rng(seed)``
     in order, so a plain loop with the same seed gives the same bound.
@@ -236,7 +369,17 @@ def bootstrap_lower(differences: np.ndarray, alpha: float, resamples: int, seed:
         size = min(chunk, resamples - start)
         drawn = rng.integers(0, n, size=(size, n))
         means[start : start + size] = differences[drawn].mean(axis=1)
-    return float(np.quantile(means, alpha))
+    if method == "percentile":
+        return float(np.quantile(means, alpha))
+    rows = differences[None]
+    bound = bootstrap_interval(
+        means[None],
+        (alpha,),
+        method,
+        estimate=rows.mean(axis=1),
+        acceleration=lambda: jackknife_acceleration(rows),
+    )
+    return float(bound[0, 0])
 
 
 def _check_margin(max_drop: object) -> None:

@@ -13,7 +13,9 @@ keys and non-finite values with a message showing a row).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Final
 
 import numpy as np
 import polars as pl
@@ -26,7 +28,7 @@ from polars_graded.errors import (
     MissingColumnError,
 )
 from polars_graded.options import as_by
-from polars_graded.stats.options import DEFAULTS, MissingPolicy
+from polars_graded.stats.options import DEFAULTS, MissingPolicy, Test
 
 OUTPUT_COLUMNS = (
     "system",
@@ -40,17 +42,28 @@ OUTPUT_COLUMNS = (
     "diff",
     "diff_ci_low",
     "diff_ci_high",
+    "d_z",
+    "change_pct",
     "t_stat",
     "p_ttest",
     "p_randomization",
+    "p_wilcoxon",
     "p_ttest_holm",
     "p_randomization_holm",
+    "p_wilcoxon_holm",
     "significant",
 )
 """The columns of :func:`~polars_graded.stats.compare.compare`'s result against the
 baseline (:func:`~polars_graded.stats.baseline.compare_with`), in order (``system`` takes the
 key's name). Here, with the input checks, because they refuse a system column named like one
 of the others."""
+
+P_VALUES: Final[Mapping[Test, str]] = MappingProxyType(
+    {"randomization": "p_randomization", "t": "p_ttest", "wilcoxon": "p_wilcoxon"}
+)
+"""The p-value column of each test (:data:`~polars_graded.stats.options.TESTS`) in every
+comparison's result; its corrected column adds ``_holm`` (against the baseline) or
+``_adjusted`` (pairs, segments). ``test=`` chooses which decides ``significant``."""
 
 _PRESENT = "__pg_present"
 _SYSTEM_INDEX = "__pg_system_index"

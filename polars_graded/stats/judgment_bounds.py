@@ -28,12 +28,13 @@ import polars as pl
 from polars_graded import api
 from polars_graded.defaults import DEFAULT_MEASURES, ENGINE, SYSTEM
 from polars_graded.errors import InvalidValueError
+from polars_graded.frames import Table, as_dataframe, as_polars
 from polars_graded.measures import Judged, Measure, MeasureSpec, as_named_measures
 from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.ranking import ranking_order
 from polars_graded.stats.grid import by_column, order_systems, system_means
 from polars_graded.stats.options import DEFAULTS, MissingPolicy, check_count, check_missing
-from polars_graded.validate import check_frame, check_schema
+from polars_graded.validate import check_schema
 
 SCENARIOS: tuple[str, str, str] = ("value", "unjudged_relevant", "judged_only")
 """The three evaluations, as the columns of :func:`judgment_bounds` name them."""
@@ -79,7 +80,7 @@ def bounded_measures(measures: MeasureSpec | None = None) -> dict[str, Measure]:
 
 
 def judgment_bounds(
-    table: pl.DataFrame | pl.LazyFrame,
+    table: Table,
     measures: MeasureSpec | None = None,
     *,
     unjudged_label: float | None = None,
@@ -94,7 +95,9 @@ def judgment_bounds(
     ----------
     table
         The long table (docs/conventions.md §1) with a system column; a retrieved row (score
-        not null) with a null relevance is unjudged.
+        not null) with a null relevance is unjudged. A Polars DataFrame or LazyFrame, or a
+        pandas DataFrame or an Arrow table, converted as :func:`polars_graded.evaluate`
+        converts it.
     measures
         As for :func:`polars_graded.evaluate` (default
         :data:`~polars_graded.defaults.DEFAULT_MEASURES`). Counts (``num_ret``, ...) and
@@ -119,6 +122,7 @@ def judgment_bounds(
     Returns
     -------
     DataFrame
+        A Polars DataFrame, whatever the input's kind.
         One row per (measure, system): measures in the given order, systems sorted.
         Columns: the system column (its name and dtype), ``measure`` (String), then
         Float64 means over queries ``value`` (unjudged rows not relevant, what
@@ -146,6 +150,10 @@ def judgment_bounds(
         ``unjudged_label`` not a positive finite number, or one the relevance column
         cannot hold (1.5 in an integer column); bad ``judged_at`` or ``missing``; no
         measure left to bound; what :func:`~polars_graded.evaluate` raises.
+    ColumnTypeError
+        ``table`` is not a table (a list, a dict: :data:`~polars_graded.frames.ACCEPTED`
+        says what is; pytrec_eval's dicts go through :func:`polars_graded.from_dicts`), or
+        as :func:`~polars_graded.evaluate`.
 
     Examples
     --------
@@ -166,7 +174,7 @@ def judgment_bounds(
     >>> order_flips(out).select("system_a", "system_b", "low_a", "high_b").rows()
     [('a', 'b', 0.8333333333333333, 1.0)]
     """
-    check_frame(table, "judgment_bounds")
+    frame = as_polars(table, "judgment_bounds")
     spec = TableSpec.of({**columns, "by": (by_column(columns.get("by", SYSTEM)),)})
     check_missing(missing)
     check_count("judged_at", judged_at)
@@ -178,7 +186,7 @@ def judgment_bounds(
             "['ap', 'ndcg@10']"
         )
         raise InvalidValueError(msg)
-    lf = table.lazy()
+    lf = frame.lazy()
     check_schema(lf.collect_schema(), spec)
     lf = lf.with_columns(unjudged_rows(spec).alias(_UNJUDGED))
     label = _fill_label(lf, spec, unjudged_label)
@@ -346,7 +354,7 @@ def _means(
     return system_means(per_query, systems, missing, by=spec.by[0], query=spec.query)
 
 
-def order_flips(bounds: pl.DataFrame, *, by: str | None = None) -> pl.DataFrame:
+def order_flips(bounds: Table, *, by: str | None = None) -> pl.DataFrame:
     """The pairs of systems whose order by ``value`` could flip within their bounds.
 
     A pair (a, b) of one measure is listed when a's ``value`` is above b's but a's
@@ -362,7 +370,8 @@ def order_flips(bounds: pl.DataFrame, *, by: str | None = None) -> pl.DataFrame:
     ----------
     bounds
         The output of :func:`judgment_bounds` (its columns ``measure``, ``value``, ``low``,
-        ``high`` and the system column).
+        ``high`` and the system column), as a Polars DataFrame or LazyFrame, a pandas
+        DataFrame or an Arrow table.
     by
         The system column; default the first column of ``bounds``.
 
@@ -383,19 +392,19 @@ def order_flips(bounds: pl.DataFrame, *, by: str | None = None) -> pl.DataFrame:
     >>> order_flips(bounds).select("measure", "system_a", "system_b").rows()
     [('ap', 'a', 'b')]
     """
-    check_frame(bounds, "order_flips")
-    system = bounds.columns[0] if by is None else by
+    frame = as_dataframe(bounds, "order_flips")
+    system = frame.columns[0] if by is None else by
     needed = [system, "measure", "value", "low", "high"]
-    absent = [c for c in needed if c not in bounds.columns]
+    absent = [c for c in needed if c not in frame.columns]
     if absent:
         msg = (
             f"order_flips() needs the columns {needed} of judgment_bounds(); "
-            f"{absent} not found among {bounds.columns}"
+            f"{absent} not found among {frame.columns}"
         )
         raise InvalidValueError(msg)
     a, b = f"{system}_a", f"{system}_b"
-    order = bounds.select("measure").unique(maintain_order=True).with_row_index("__pg_order")
-    side = bounds.select(needed)
+    order = frame.select("measure").unique(maintain_order=True).with_row_index("__pg_order")
+    side = frame.select(needed)
     pairs = side.join(side, on="measure", suffix="_b").rename(
         {system: a, "value": "value_a", "low": "low_a", "high": "high_a"}
     )

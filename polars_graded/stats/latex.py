@@ -10,14 +10,24 @@ The output needs ``\usepackage{booktabs}`` and, for the default triangles of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 import polars as pl
 
 from polars_graded.defaults import SYSTEM
 from polars_graded.errors import InvalidValueError, MissingColumnError
-from polars_graded.stats.options import DEFAULTS, check_fraction
-from polars_graded.validate import check_frame
+from polars_graded.frames import Table, as_dataframe
+from polars_graded.stats.corrections import adjusted_column, correction_of
+from polars_graded.stats.grid import P_VALUES
+from polars_graded.stats.options import (
+    CORRECTION_NAMES,
+    DEFAULTS,
+    TEST_NAMES,
+    Correction,
+    Test,
+    check_fraction,
+    check_test,
+)
 
 Marks = Literal["triangles", "daggers"]
 """How :func:`means_latex` marks a significant difference from the baseline."""
@@ -61,7 +71,7 @@ def escape(text: str) -> str:
 
 
 def to_latex(
-    frame: pl.DataFrame,
+    frame: Table,
     *,
     caption: str | None = None,
     label: str | None = None,
@@ -78,8 +88,10 @@ def to_latex(
     Parameters
     ----------
     frame
-        Any frame, e.g. the output of :func:`polars_graded.compare` or
-        :func:`polars_graded.stats.pairs`.
+        Any table, e.g. the output of :func:`polars_graded.compare` or
+        :func:`polars_graded.stats.pairs`: a Polars DataFrame or LazyFrame (collected), a
+        pandas DataFrame or an Arrow table (converted by
+        :func:`~polars_graded.frames.as_polars`).
     caption, label
         Given either, the tabular is wrapped in a centred ``table`` environment with
         ``\caption`` and ``\label`` (both LaTeX, as given).
@@ -92,6 +104,14 @@ def to_latex(
     -------
     str
         The LaTeX source, ending with a newline.
+
+    Raises
+    ------
+    InvalidValueError
+        ``decimals`` is negative.
+    ColumnTypeError
+        ``frame`` is not a table (a list, a dict: :data:`~polars_graded.frames.ACCEPTED`
+        says what is).
 
     Examples
     --------
@@ -106,18 +126,18 @@ def to_latex(
     \end{tabular}
     <BLANKLINE>
     """
-    check_frame(frame, "to_latex")
+    table = as_dataframe(frame, "to_latex")
     if decimals < 0:
         msg = f"decimals must be 0 or more, got {decimals}"
         raise InvalidValueError(msg)
-    align = "".join("r" if dtype.is_numeric() else "l" for dtype in frame.dtypes)
-    rows = [[_cell(value, decimals) for value in row] for row in frame.iter_rows()]
-    header = [escape(c) for c in frame.columns]
+    align = "".join("r" if dtype.is_numeric() else "l" for dtype in table.dtypes)
+    rows = [[_cell(value, decimals) for value in row] for row in table.iter_rows()]
+    header = [escape(c) for c in table.columns]
     return _tabular(header, rows, align, caption=caption, label=label, note=note)
 
 
 def means_latex(
-    comparison: pl.DataFrame,
+    comparison: Table,
     *,
     by: str = SYSTEM,
     measures: Sequence[str] | None = None,
@@ -127,13 +147,16 @@ def means_latex(
     decimals: int = 4,
     caption: str | None = None,
     label: str | None = None,
+    test: Test = DEFAULTS.test,
 ) -> str:
     r"""The means of :func:`polars_graded.compare` (systems x measures) as a ``booktabs``
     table: the best mean of each measure in bold, a mark on each mean significantly
     different from the baseline, and a note saying the test, the correction and alpha.
 
-    A mean is marked where ``p_randomization_holm < alpha`` (``compare``'s ``significant``
-    at that level): with ``marks="triangles"`` ``$^\blacktriangle$`` for better and
+    A mean is marked where the corrected p-value of ``test`` (``p_randomization_holm`` by
+    default, ``p_wilcoxon_holm`` for ``test="wilcoxon"``, or the column of another
+    ``correction``) is below ``alpha`` (``compare``'s ``significant`` at that level, given
+    the ``test`` compare was given): with ``marks="triangles"`` ``$^\blacktriangle$`` for better and
     ``$^\blacktriangledown$`` for worse (``\usepackage{amssymb}``), with ``"daggers"``
     ``$^\dagger$`` and ``$^\ddagger$``. The bold goes to every mean that shows (to
     ``decimals``) as the highest.
@@ -142,7 +165,8 @@ def means_latex(
     ----------
     comparison
         The output of ``compare`` against a baseline (its baseline is the system whose
-        tests are null).
+        tests are null), as a Polars DataFrame or LazyFrame, a pandas DataFrame or an
+        Arrow table.
     by
         Its system column.
     measures
@@ -152,6 +176,9 @@ def means_latex(
         baseline first).
     alpha
         The significance level of the marks.
+    test
+        The test whose corrected p-values mark the means: ``"randomization"`` (default),
+        ``"t"`` or ``"wilcoxon"``, as ``compare``'s ``test``.
     marks, decimals, caption, label
         As above, and as in :func:`to_latex`.
 
@@ -166,6 +193,9 @@ def means_latex(
     InvalidValueError
         No single baseline, an unknown measure, or an ``order`` that is not a permutation
         of the systems.
+    ColumnTypeError
+        ``comparison`` is not a table (a list, a dict:
+        :data:`~polars_graded.frames.ACCEPTED` says what is).
 
     Examples
     --------
@@ -189,23 +219,28 @@ def means_latex(
     \smallskip{\footnotesize $^\blacktriangle$\,/\,$^\blacktriangledown$: ... of each measure.\par}
     <BLANKLINE>
     """
-    check_frame(comparison, "means_latex")
-    _check_comparison(comparison, by, marks, alpha)
-    baseline = _baseline(comparison, by)
-    names = _measures(comparison, measures)
-    systems = _systems(comparison, by, order)
+    table = as_dataframe(comparison, "means_latex")
+    correction = _check_comparison(table, by, marks, alpha)
+    check_test(test)
+    adjusted = adjusted_column(P_VALUES[test], correction)
+    if adjusted not in table.columns:
+        msg = f"means_latex(test={test!r}) needs column {adjusted!r} of compare()'s output"
+        raise MissingColumnError(msg)
+    baseline = _baseline(table, by)
+    names = _measures(table, measures)
+    systems = _systems(table, by, order)
     better, worse = MARKS[marks]
     header = [escape(by), *(escape(m) for m in names)]
     cells: dict[tuple[str, str], str] = {}
     for m in names:
-        rows = comparison.filter(pl.col("measure") == m).to_dicts()
+        rows = table.filter(pl.col("measure") == m).to_dicts()
         shown = {str(r[by]): _cell(r["mean"], decimals) for r in rows}
         best = max((r["mean"] for r in rows), default=None)
         for r in rows:
             text = shown[str(r[by])]
             if best is not None and text == _cell(best, decimals):
                 text = rf"\textbf{{{text}}}"
-            p = r["p_randomization_holm"]
+            p = r[adjusted]
             if p is not None and p < alpha:
                 text += better if r["diff"] > 0 else worse
             cells[str(r[by]), m] = text
@@ -213,8 +248,9 @@ def means_latex(
     others = len(systems) - 1
     note = (
         f"{better}\\,/\\,{worse}: significantly better\\,/\\,worse than the baseline "
-        f"{escape(baseline)} (two-sided paired randomization test, p-values Holm-corrected "
-        f"over the {others} system{'s' * (others != 1)} compared with it, "
+        f"{escape(baseline)} ({TEST_NAMES[test]}, p-values "
+        f"{CORRECTION_NAMES[correction]} over the {others} system{'s' * (others != 1)} "
+        "compared with it, "
         f"$\\alpha = {alpha:g}$). Bold: the best mean of each measure."
     )
     return _tabular(header, body, "l" + "r" * len(names), caption=caption, label=label, note=note)
@@ -264,9 +300,12 @@ def _tabular(
     return "\n".join([*head, *lines, r"\end{table}"]) + "\n"
 
 
-def _check_comparison(comparison: pl.DataFrame, by: str, marks: object, alpha: float) -> None:
-    """``comparison`` has ``compare``'s columns; ``marks`` and ``alpha`` are valid."""
-    needed = [by, "measure", "mean", "diff", "p_randomization", "p_randomization_holm"]
+def _check_comparison(comparison: pl.DataFrame, by: str, marks: object, alpha: float) -> Correction:
+    """``comparison`` has ``compare``'s columns; ``marks`` and ``alpha`` are valid. Returns
+    the correction its adjusted p-values are named after."""
+    correction = correction_of(comparison.columns, "p_randomization")
+    needed = [by, "measure", "mean", "diff", "p_randomization"]
+    needed += ["p_randomization_holm"] if correction is None else []
     absent = [c for c in needed if c not in comparison.columns]
     if absent:
         msg = (
@@ -278,6 +317,7 @@ def _check_comparison(comparison: pl.DataFrame, by: str, marks: object, alpha: f
         msg = f"marks must be {' or '.join(map(repr, get_args(Marks)))}, got {marks!r}"
         raise InvalidValueError(msg)
     check_fraction("alpha", alpha)
+    return cast(Correction, correction)
 
 
 def _baseline(comparison: pl.DataFrame, by: str) -> str:

@@ -5,8 +5,9 @@ Every comparison of systems (:func:`~polars_graded.stats.compare.compare`,
 :func:`~polars_graded.stats.segments.compare_segments`, :func:`~polars_graded.stats.gate.gate`, the
 report and the command line) takes the same options: which queries count when systems lack
 some (``missing``), the randomization trials, the bootstrap resamples, the coverage of the
-intervals, the significance level, the seed and the multiple-testing correction.
-:class:`Statistics` holds them, checked; :data:`DEFAULTS` is where each default is written.
+intervals and how they are computed, the significance level, the seed, the multiple-testing
+correction and the test. :class:`Statistics` holds them, checked; :data:`DEFAULTS` is where
+each default is written.
 """
 
 from __future__ import annotations
@@ -23,9 +24,51 @@ MissingPolicy = Literal["zero", "common"]
 :func:`~polars_graded.stats.grid.compared_queries`)."""
 MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
 
-Correction = Literal["holm", "bh", "none"]
-"""Multiple-testing corrections: Holm, Benjamini–Hochberg, none."""
+Correction = Literal["bonferroni", "holm", "holm-sidak", "bh", "none"]
+"""Multiple-testing corrections of p-values (:func:`~polars_graded.stats.corrections.adjust`):
+Bonferroni, Holm–Bonferroni, Holm–Šidák, Benjamini–Hochberg (the false discovery rate), none;
+statsmodels' ``multipletests`` methods ``"bonferroni"``, ``"holm"``, ``"holm-sidak"`` and
+``"fdr_bh"``."""
 CORRECTIONS: tuple[str, ...] = get_args(Correction)
+CORRECTION_NAMES: Final[dict[str, str]] = {
+    "bonferroni": "Bonferroni-corrected",
+    "holm": "Holm-corrected",
+    "holm-sidak": "Holm-Šidák-corrected",
+    "bh": "Benjamini-Hochberg-corrected",
+    "none": "not corrected",
+}
+"""How sentences (the report's, the LaTeX notes) name each correction of the p-values."""
+
+GATE_CORRECTION: Final[Correction] = "none"
+"""The default correction of :func:`~polars_graded.stats.gate.gate` across its measures (every
+other comparison defaults to :data:`DEFAULTS`' Holm): the gate passes only when every measure
+passes, an intersection-union test whose chance of passing a candidate that is worse on some
+measure is at most alpha without any correction (Berger, Technometrics 1982); a correction
+makes each measure's test stricter still."""
+
+BootstrapMethod = Literal["percentile", "bca"]
+"""How a bootstrap interval is read from the resampled means
+(:func:`~polars_graded.stats.resampling.bootstrap_interval`): their plain quantiles
+(``"percentile"``) or the bias-corrected and accelerated quantiles (``"bca"``, Efron 1987, as
+``scipy.stats.bootstrap(method="BCa")``), better for skewed measures such as RR and P@1."""
+BOOTSTRAP_METHODS: tuple[str, ...] = get_args(BootstrapMethod)
+
+Test = Literal["randomization", "t", "wilcoxon"]
+"""The paired two-sided test that decides significance (``significant``, the letters, the
+report's marks): the sign-flip randomization test, the t-test (``scipy.stats.ttest_rel``) or
+the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``)."""
+TESTS: tuple[str, ...] = get_args(Test)
+TEST_NAMES: Final[dict[str, str]] = {
+    "randomization": "two-sided paired randomization test",
+    "t": "two-sided paired t-test",
+    "wilcoxon": "two-sided Wilcoxon signed-rank test",
+}
+"""How sentences (the report's, the LaTeX notes) name each test."""
+
+GATE_TEST: Final[Test] = "t"
+"""The default test of :func:`~polars_graded.stats.gate.gate` (every comparison defaults to
+:data:`DEFAULTS`' randomization test): the one-sided t-test on the differences shifted by the
+margin, the gate's decision before ``test=`` existed, deterministic (no seed in the verdict)."""
 
 
 class StatisticsKeywords(TypedDict):
@@ -38,6 +81,8 @@ class StatisticsKeywords(TypedDict):
     alpha: float
     seed: int
     correction: Correction
+    test: Test
+    bootstrap_method: BootstrapMethod
 
 
 MAX_RESAMPLES = 10_000_000
@@ -67,12 +112,18 @@ class Statistics:
         Seeds the random draws; the same options give the same numbers.
     correction
         The multiple-testing correction (see :data:`CORRECTIONS`).
+    test
+        The paired test that decides significance (see :data:`TESTS`).
+    bootstrap_method
+        How the bootstrap intervals are read from the resamples (see
+        :data:`BOOTSTRAP_METHODS`).
 
     Raises
     ------
     InvalidValueError
         A bad option; checked in the order of the fields, as :func:`check_options`, then
-        :func:`check_seed` and :func:`check_correction`.
+        :func:`check_seed`, :func:`check_correction`, :func:`check_test` and
+        :func:`check_bootstrap_method`.
 
     Examples
     --------
@@ -92,11 +143,15 @@ and 1, got 1.5
     alpha: float = 0.05
     seed: int = 0
     correction: Correction = "holm"
+    test: Test = "randomization"
+    bootstrap_method: BootstrapMethod = "percentile"
 
     def __post_init__(self) -> None:
         check_options(self.missing, self.trials, self.bootstrap, self.confidence, self.alpha)
         check_seed(self.seed)
         check_correction(self.correction)
+        check_test(self.test)
+        check_bootstrap_method(self.bootstrap_method)
 
     def keywords(self) -> StatisticsKeywords:
         """The options as keyword arguments of the public functions.
@@ -208,12 +263,66 @@ def check_correction(correction: object) -> None:
     >>> check_correction("x")
     Traceback (most recent call last):
     ...
-    polars_graded.errors.InvalidValueError: correction must be 'holm', 'bh' or 'none', got 'x'
+    polars_graded.errors.InvalidValueError: correction must be 'bonferroni', 'holm', \
+'holm-sidak', 'bh' or 'none', got 'x'
     """
     if correction not in CORRECTIONS:
         choices = ", ".join(map(repr, CORRECTIONS[:-1])) + f" or {CORRECTIONS[-1]!r}"
-        msg = f"correction must be {choices}, got {correction!r}"
+        msg = f"correction must be {choices}, got {correction!r}{_hint(correction)}"
         raise InvalidValueError(msg)
+
+
+def check_test(test: object) -> None:
+    """``test`` is one of :data:`TESTS`.
+
+    Examples
+    --------
+    >>> check_test("ttest")
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: test must be 'randomization', 't' or 'wilcoxon', \
+got 'ttest'
+    """
+    if test not in TESTS:
+        choices = ", ".join(map(repr, TESTS[:-1])) + f" or {TESTS[-1]!r}"
+        msg = f"test must be {choices}, got {test!r}"
+        raise InvalidValueError(msg)
+
+
+def check_bootstrap_method(method: object) -> None:
+    """``bootstrap_method`` is one of :data:`BOOTSTRAP_METHODS`.
+
+    Examples
+    --------
+    >>> check_bootstrap_method("BCa")
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: bootstrap_method must be 'percentile' or 'bca', \
+got 'BCa'; did you mean 'bca'?
+    """
+    if method not in BOOTSTRAP_METHODS:
+        choices = " or ".join(map(repr, BOOTSTRAP_METHODS))
+        msg = f"bootstrap_method must be {choices}, got {method!r}{_hint(method)}"
+        raise InvalidValueError(msg)
+
+
+_OTHER_NAMES: Final = {
+    "fdr_bh": "bh",
+    "benjamini-hochberg": "bh",
+    "hs": "holm-sidak",
+    "holm_sidak": "holm-sidak",
+    "b": "bonferroni",
+    "h": "holm",
+}
+"""statsmodels' ``multipletests`` names (and spellings) of our corrections, for the hint."""
+
+
+def _hint(value: object) -> str:
+    """``"; did you mean 'bh'?"`` for another tool's name of a choice (statsmodels'
+    ``fdr_bh``, scipy's ``BCa``), else ``""``."""
+    text = str(value).lower()
+    meant = _OTHER_NAMES.get(text, text if text in CORRECTIONS + BOOTSTRAP_METHODS else None)
+    return "" if meant is None else f"; did you mean {meant!r}?"
 
 
 DEFAULTS: Final = Statistics()

@@ -15,32 +15,42 @@ measure's result as a system-by-system matrix, and :func:`compact_letters` as le
 from __future__ import annotations
 
 import string
+import warnings
 from collections.abc import Sequence
+from functools import partial
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from polars_graded.defaults import SYSTEM
 from polars_graded.errors import InvalidValueError
+from polars_graded.frames import Table, as_polars
 from polars_graded.stats.corrections import adjust
-from polars_graded.stats.grid import by_column, value_matrix
+from polars_graded.stats.effects import change_pct, cohens_dz
+from polars_graded.stats.grid import P_VALUES, by_column, value_matrix
 from polars_graded.stats.options import (
     DEFAULTS,
+    BootstrapMethod,
     Correction,
     MissingPolicy,
     Statistics,
+    Test,
 )
 from polars_graded.stats.resampling import (
     TIE_TOLERANCE,
+    bootstrap_interval,
     bootstrap_means,
+    import_ttest,
+    jackknife_acceleration,
     randomization_p,
     tukey_hsd_p,
 )
-from polars_graded.validate import check_frame
+from polars_graded.stats.wilcoxon import wilcoxon_p
 
 
 def compare_pairs(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: Table,
     measures: Sequence[str] | None = None,
     *,
     by: str | Sequence[str] = SYSTEM,
@@ -52,45 +62,71 @@ def compare_pairs(
     alpha: float = DEFAULTS.alpha,
     seed: int = DEFAULTS.seed,
     correction: Correction = DEFAULTS.correction,
+    bootstrap_method: BootstrapMethod = DEFAULTS.bootstrap_method,
+    test: Test = DEFAULTS.test,
 ) -> pl.DataFrame:
     """Compare every pair of systems, per measure, with paired tests corrected across pairs.
 
     Parameters
     ----------
     per_query, measures, by, query, missing, trials, bootstrap, confidence, seed
-        As in :func:`polars_graded.stats.compare.compare`; ``trials`` serves both tests.
+        As in :func:`polars_graded.stats.compare.compare` (``per_query`` a Polars, pandas or
+        Arrow table); ``trials`` serves both tests.
     correction
-        How ``p_randomization`` is corrected across the pairs of each measure:
-        ``"holm"`` (Holm–Bonferroni, default), ``"bh"`` (Benjamini–Hochberg), ``"none"``.
+        How ``p_randomization`` is corrected across the pairs of each measure (the family:
+        every pair of one measure): ``"bonferroni"``, ``"holm"`` (Holm–Bonferroni,
+        default), ``"holm-sidak"``, ``"bh"`` (Benjamini–Hochberg) or ``"none"``
+        (:func:`~polars_graded.stats.corrections.adjust`).
+    bootstrap_method
+        ``"percentile"`` (default) or ``"bca"``: how ``diff_ci_low`` and ``diff_ci_high``
+        are read from the resamples, as in :func:`~polars_graded.stats.compare.compare`.
     alpha
-        Level at which ``significant`` is set, on ``p_randomization_adjusted``.
+        Level at which ``significant`` is set, on the adjusted p-value of ``test``.
+    test
+        The paired two-sided test that decides ``significant``: ``"randomization"``
+        (default), ``"t"`` or ``"wilcoxon"``, as in
+        :func:`~polars_graded.stats.compare.compare`; each is computed and corrected
+        whatever the choice. (``p_tukey`` never decides ``significant``; pass
+        ``p_value="p_tukey"`` to :func:`compact_letters` for its letters.)
 
     Returns
     -------
     DataFrame
+        A Polars DataFrame, whatever the input's kind.
         One row per (measure, pair ``a < b`` of systems in sorted order), by measure in the
         given order, then ``a``, then ``b``. Columns:
 
         - ``{by}_a``, ``{by}_b`` (the input's dtype), ``measure`` (String), ``n_queries``;
         - ``mean_a``, ``mean_b``; ``diff`` = ``mean_b - mean_a`` (positive: ``b`` better);
-          ``diff_ci_low``, ``diff_ci_high``: bootstrap percentile interval of the paired
-          mean difference;
+          ``diff_ci_low``, ``diff_ci_high``: bootstrap interval (``bootstrap_method``) of the
+          paired mean difference;
+        - ``d_z``: Cohen's d_z of the per-query differences ``b - a``, and ``change_pct``:
+          ``100 * diff / mean_a``, as :func:`~polars_graded.stats.compare.compare` computes
+          them with ``a`` as the baseline (null where undefined);
         - ``wins``, ``ties``, ``losses`` (Int64): queries where ``b`` scores above, within
           ``TIE_TOLERANCE`` (absolute) of, and below ``a``;
         - ``p_randomization``: the paired two-sided sign-flip test of
           :func:`~polars_graded.stats.compare.compare`; ``p_randomization_adjusted``: corrected
           across the pairs of the measure by ``correction``;
+        - ``p_ttest``, ``p_ttest_adjusted``: the paired two-sided t-test
+          (``scipy.stats.ttest_rel(b, a)``; 1.0 when every difference is 0, null with one
+          query), corrected likewise;
+        - ``p_wilcoxon``, ``p_wilcoxon_adjusted``: the Wilcoxon signed-rank test of
+          :func:`~polars_graded.stats.compare.compare`, corrected likewise;
         - ``p_tukey``: randomized Tukey HSD p-value
           (:func:`~polars_graded.stats.resampling.tukey_hsd_p`), which controls
           the error over all pairs by itself;
-        - ``significant`` (Boolean): ``p_randomization_adjusted < alpha``.
+        - ``significant`` (Boolean): the adjusted p-value of ``test`` ``< alpha``
+          (``p_randomization_adjusted < alpha`` by default).
 
     Raises
     ------
     InvalidValueError
-        A bad ``correction``, or as :func:`~polars_graded.stats.compare.compare`.
+        A bad ``correction`` or ``test``, or as :func:`~polars_graded.stats.compare.compare`.
     MissingColumnError, ColumnTypeError, DuplicateKeyError
         As :func:`~polars_graded.stats.compare.compare`.
+    ImportError
+        scipy is not installed.
 
     Examples
     --------
@@ -105,10 +141,12 @@ def compare_pairs(
     >>> out.select(cols).rows()
     [('a', 'b', 0.1, 3, 1, 0), ('a', 'c', 0.525, 4, 0, 0), ('b', 'c', 0.425, 4, 0, 0)]
     """
-    check_frame(per_query, "compare_pairs")
+    frame = as_polars(per_query, "compare_pairs")
     by = by_column(by)
-    statistics = Statistics(missing, trials, bootstrap, confidence, alpha, seed, correction)
-    return compare_pairs_with(per_query, measures, statistics, by=by, query=query)
+    options = (missing, trials, bootstrap, confidence, alpha, seed, correction)
+    statistics = Statistics(*options, test=test, bootstrap_method=bootstrap_method)
+    import_ttest()  # before the work: a missing scipy is found at once
+    return compare_pairs_with(frame, measures, statistics, by=by, query=query)
 
 
 def compare_pairs_with(
@@ -138,9 +176,12 @@ def compare_pairs_with(
     rng_boot, rng_flip, rng_perm = (
         np.random.default_rng(s) for s in np.random.SeedSequence(statistics.seed).spawn(3)
     )
+    differences = values[:, second] - values[:, first]
     columns = {
         **_means(values, (first, second), statistics, rng=rng_boot),
-        **_counts(values[:, second] - values[:, first]),
+        "d_z": cohens_dz(differences),
+        "change_pct": change_pct(values[:, second].mean(axis=2), values[:, first].mean(axis=2)),
+        **_counts(differences),
         **_tests(values, (first, second), statistics, rngs=(rng_flip, rng_perm)),
     }
     n_measures, n_pairs = len(names), first.size
@@ -154,7 +195,10 @@ def compare_pairs_with(
         },
         schema_overrides={"measure": pl.String},
     )
-    return out.with_columns(significant=pl.col("p_randomization_adjusted") < statistics.alpha)
+    # NaN marks what is undefined (a d_z without spread, a t-test on one query): null.
+    out = out.with_columns(pl.col(pl.Float64).fill_nan(None))
+    decides = pl.col(f"{P_VALUES[statistics.test]}_adjusted")
+    return out.with_columns(significant=(decides < statistics.alpha).fill_null(False))
 
 
 def _means(
@@ -173,8 +217,21 @@ def _means(
     boot = bootstrap_means(values.reshape(n_measures * n_systems, n_queries), resamples, rng)
     boot = boot.reshape(n_measures, n_systems, resamples)
     quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]
+    method = statistics.bootstrap_method
     # One measure at a time: (pair, resample) differences stay small.
-    diff_ci = np.stack([np.quantile(b[second] - b[first], quantiles, axis=1) for b in boot], axis=1)
+    diff_ci = np.stack(
+        [
+            bootstrap_interval(
+                b[second] - b[first],
+                quantiles,
+                method,
+                estimate=m[second] - m[first],
+                acceleration=partial(jackknife_acceleration, v, pairs),
+            )
+            for v, b, m in zip(values, boot, mean, strict=True)
+        ],
+        axis=1,
+    )
     return {
         "mean_a": mean[:, first],
         "mean_b": mean[:, second],
@@ -198,20 +255,39 @@ def _tests(
     *,
     rngs: tuple[np.random.Generator, np.random.Generator],
 ) -> dict[str, np.ndarray]:
-    """Sign-flip p, corrected across pairs, and Tukey HSD p, as (measure, pair)."""
+    """Sign-flip, t-test and Wilcoxon p, each corrected across pairs, and Tukey HSD p, as
+    (measure, pair)."""
     first, second = pairs
     trials = statistics.trials
     n_measures, _, n_queries = values.shape
     differences = values[:, second] - values[:, first]
     p_flip = randomization_p(differences.reshape(-1, n_queries), trials, rngs[0])
-    p_flip = p_flip.reshape(n_measures, first.size)
+    p_values = {
+        P_VALUES["randomization"]: p_flip.reshape(n_measures, first.size),
+        P_VALUES["t"]: _ttest_p(import_ttest(), values, pairs),
+        P_VALUES["wilcoxon"]: wilcoxon_p(differences),
+    }
     # One permutation stream per measure, drawn in the measures' order.
     p_tukey = np.stack([tukey_hsd_p(v, trials, rngs[1])[first, second] for v in values])
-    return {
-        "p_randomization": p_flip,
-        "p_randomization_adjusted": adjust(p_flip, statistics.correction),
-        "p_tukey": p_tukey,
-    }
+    tests = {}
+    for name, p in p_values.items():
+        tests[name] = p
+        tests[f"{name}_adjusted"] = adjust(p, statistics.correction)
+    return {**tests, "p_tukey": p_tukey}
+
+
+def _ttest_p(
+    ttest_rel: Any, values: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """``scipy.stats.ttest_rel(b, a)``'s two-sided p per (measure, pair): 1.0 where every
+    difference is 0 (scipy's 0/0), NaN with fewer than two queries."""
+    first, second = pairs
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # 0/0 and df = 0: handled here
+        p = np.asarray(ttest_rel(values[:, second], values[:, first], axis=2).pvalue, float)
+    identical = (values[:, second] == values[:, first]).all(axis=2) & (values.shape[2] >= 2)
+    out: np.ndarray = np.where(identical, 1.0, p)
+    return out
 
 
 def significance_matrix(

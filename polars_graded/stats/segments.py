@@ -31,13 +31,27 @@ from polars_graded.errors import (
     InvalidValueError,
     MissingColumnError,
 )
+from polars_graded.frames import Table, as_polars
 from polars_graded.options import as_by
 from polars_graded.stats.baseline import compare_with
 from polars_graded.stats.corrections import adjust
-from polars_graded.stats.grid import OUTPUT_COLUMNS, by_column, query_grid, value_matrix
-from polars_graded.stats.options import DEFAULTS, Correction, MissingPolicy, Statistics, check_count
+from polars_graded.stats.grid import (
+    OUTPUT_COLUMNS,
+    P_VALUES,
+    by_column,
+    query_grid,
+    value_matrix,
+)
+from polars_graded.stats.options import (
+    DEFAULTS,
+    BootstrapMethod,
+    Correction,
+    MissingPolicy,
+    Statistics,
+    Test,
+    check_count,
+)
 from polars_graded.stats.resampling import TIE_TOLERANCE
-from polars_graded.validate import check_frame
 
 SEGMENT_COLUMNS = (
     "measure",
@@ -50,9 +64,15 @@ SEGMENT_COLUMNS = (
     "diff",
     "diff_ci_low",
     "diff_ci_high",
+    "d_z",
+    "change_pct",
     "overall_diff",
     "p_randomization",
     "p_randomization_adjusted",
+    "p_ttest",
+    "p_ttest_adjusted",
+    "p_wilcoxon",
+    "p_wilcoxon_adjusted",
     "significant",
     "tested",
     "note",
@@ -67,6 +87,8 @@ REVERSAL_COLUMNS = (
     "diff_ci_low",
     "diff_ci_high",
     "p_randomization_adjusted",
+    "p_ttest_adjusted",
+    "p_wilcoxon_adjusted",
     "significant",
 )
 """The columns of :func:`segment_reversals`' result after the segment and system columns."""
@@ -81,7 +103,7 @@ MIN_QUERIES = 20
 
 
 def compare_segments(
-    per_query: pl.DataFrame | pl.LazyFrame,
+    per_query: Table,
     measures: Sequence[str] | None = None,
     *,
     segment: str | Sequence[str],
@@ -95,6 +117,8 @@ def compare_segments(
     alpha: float = DEFAULTS.alpha,
     seed: int = DEFAULTS.seed,
     correction: Correction = DEFAULTS.correction,
+    bootstrap_method: BootstrapMethod = DEFAULTS.bootstrap_method,
+    test: Test = DEFAULTS.test,
     min_queries: int = MIN_QUERIES,
 ) -> pl.DataFrame:
     """Compare every system with a baseline within each segment of the queries.
@@ -104,7 +128,8 @@ def compare_segments(
     per_query
         One row per (system, query), the segment columns, and one numeric column per
         measure: ``pg.evaluate(table, measures, by=["system", *segment])``. A LazyFrame is
-        collected.
+        collected; a pandas DataFrame or an Arrow table is converted
+        (:func:`~polars_graded.frames.as_polars`).
     measures
         The value columns (default: every column but the keys and the segment columns).
     segment
@@ -121,8 +146,16 @@ def compare_segments(
         :func:`~polars_graded.stats.compare.compare` on its queries alone.
     correction
         How the randomization p-values of each measure are corrected across the tested
-        segments x the non-baseline systems: ``"holm"`` (default), ``"bh"``
-        (Benjamini–Hochberg) or ``"none"``.
+        segments x the non-baseline systems (the family; measures apart):
+        ``"bonferroni"``, ``"holm"`` (default), ``"holm-sidak"``, ``"bh"``
+        (Benjamini–Hochberg) or ``"none"`` (:func:`~polars_graded.stats.corrections.adjust`).
+    bootstrap_method
+        ``"percentile"`` (default) or ``"bca"``: how each segment's intervals are read from
+        its resamples, as in :func:`~polars_graded.stats.compare.compare`.
+    test
+        The paired test that decides ``significant``: ``"randomization"`` (default),
+        ``"t"`` or ``"wilcoxon"``, as in :func:`~polars_graded.stats.compare.compare`; all
+        three are computed and corrected whatever the choice.
     min_queries
         A segment with fewer compared queries is shown (means and intervals) but not
         tested: its p-values are null and ``note`` says so.
@@ -130,6 +163,7 @@ def compare_segments(
     Returns
     -------
     DataFrame
+        A Polars DataFrame, whatever the input's kind.
         One row per (segment, measure, system): segments in sorted order (nulls last),
         measures in the given order, the baseline first, then the other systems sorted.
         Columns: the segment columns and the system column (the input's names and
@@ -139,13 +173,17 @@ def compare_segments(
           segment's queries this system lacks;
         - ``mean``, ``ci_low``, ``ci_high``, ``baseline_mean``, ``diff``,
           ``diff_ci_low``, ``diff_ci_high``: as :func:`~polars_graded.stats.compare.compare`
-          computes them on the segment's queries;
+          computes them on the segment's queries; ``d_z``, ``change_pct``: the effect sizes
+          of :func:`~polars_graded.stats.compare.compare` within the segment;
         - ``overall_diff``: the system's ``diff`` over every compared query (the
           ``diff`` of :func:`~polars_graded.stats.compare.compare` on the whole table);
         - ``p_randomization``: the paired sign-flip test within the segment;
           ``p_randomization_adjusted``: corrected by ``correction``; both null on the
-          baseline and in untested segments;
-        - ``significant`` (Boolean): ``p_randomization_adjusted < alpha``;
+          baseline and in untested segments; ``p_ttest``, ``p_ttest_adjusted``,
+          ``p_wilcoxon``, ``p_wilcoxon_adjusted``: the t-test and the Wilcoxon
+          signed-rank test, likewise;
+        - ``significant`` (Boolean): the adjusted p-value of ``test`` ``< alpha``
+          (``p_randomization_adjusted`` by default);
         - ``tested`` (Boolean): ``n_queries >= min_queries``; ``note`` (String): why a
           segment is not tested, null when it is.
 
@@ -183,11 +221,12 @@ def compare_segments(
     >>> compare_segments(per_query, segment="lang", trials=99, bootstrap=99)["note"][0]
     'fewer than 20 queries: not tested'
     """
-    check_frame(per_query, "compare_segments")
+    frame = as_polars(per_query, "compare_segments")
     by = by_column(by)
-    statistics = Statistics(missing, trials, bootstrap, confidence, alpha, seed, correction)
+    options = (missing, trials, bootstrap, confidence, alpha, seed, correction)
+    statistics = Statistics(*options, test=test, bootstrap_method=bootstrap_method)
     return compare_segments_with(
-        per_query,
+        frame,
         measures,
         statistics,
         segment=segment,
@@ -539,20 +578,20 @@ def _tests(out: pl.DataFrame, *, min_queries: int, statistics: Statistics) -> pl
     """``tested``, ``note``, and the p-values corrected per measure across the tested
     segments x systems; untested segments' p-values null."""
     tested = pl.col("n_queries") >= min_queries
+    tests = list(P_VALUES.values())
     out = out.with_columns(
-        p_randomization=pl.when(tested).then(pl.col("p_randomization")),
+        *(pl.when(tested).then(pl.col(name)).alias(name) for name in tests),
         tested=tested,
         note=pl.when(~tested).then(pl.lit(f"fewer than {min_queries} queries: not tested")),
     )
-    p = out.get_column("p_randomization").to_numpy().astype(np.float64)
     measure = out.get_column("measure").to_numpy()
-    adjusted = np.full_like(p, np.nan)
-    for name in np.unique(measure):
-        rows = (measure == name) & ~np.isnan(p)
-        adjusted[rows] = adjust(p[rows], statistics.correction)
-    out = out.with_columns(
-        p_randomization_adjusted=pl.Series(adjusted).fill_nan(None),
-    )
-    return out.with_columns(
-        significant=(pl.col("p_randomization_adjusted") < statistics.alpha).fill_null(False)
-    )
+    for name in tests:
+        p = out.get_column(name).to_numpy().astype(np.float64)
+        adjusted = np.full_like(p, np.nan)
+        for value in np.unique(measure):
+            # A null p (the baseline, an untested segment, a t-test on one query) stays out.
+            rows = (measure == value) & ~np.isnan(p)
+            adjusted[rows] = adjust(p[rows], statistics.correction)
+        out = out.with_columns(pl.Series(f"{name}_adjusted", adjusted).fill_nan(None))
+    decides = pl.col(f"{P_VALUES[statistics.test]}_adjusted")
+    return out.with_columns(significant=(decides < statistics.alpha).fill_null(False))

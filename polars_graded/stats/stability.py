@@ -27,8 +27,8 @@ from polars_graded.errors import (
     InvalidValueError,
     MissingColumnError,
 )
+from polars_graded.frames import Table, as_dataframe
 from polars_graded.stats.options import DEFAULTS, check_fraction
-from polars_graded.validate import check_frame
 
 CORRELATION_COLUMNS = ("variant_a", "variant_b", "n_systems", "tau", "tau_ap")
 """The columns of :func:`rank_correlations`."""
@@ -176,7 +176,7 @@ def _signs(v: np.ndarray) -> np.ndarray:
 
 
 def rank_correlations(
-    means: pl.DataFrame,
+    means: Table,
     *,
     variant: str = "variant",
     system: str = "system",
@@ -189,7 +189,8 @@ def rank_correlations(
     means
         A long table: one row per (variant, system) with the system's ``value`` under the
         variant (its mean under a measure, a threshold, a gain or a tie policy). A null
-        value means the variant has no value for that system.
+        value means the variant has no value for that system. A Polars DataFrame or
+        LazyFrame, a pandas DataFrame or an Arrow table.
     variant, system, value
         The columns' names.
 
@@ -210,7 +211,8 @@ def rank_correlations(
     MissingColumnError
         A column is missing.
     ColumnTypeError
-        ``value`` is not numeric.
+        ``value`` is not numeric, or ``means`` is not a table (a list, a dict:
+        :data:`~polars_graded.frames.ACCEPTED` says what is).
     DuplicateKeyError
         A (variant, system) pair occurs twice.
     InvalidValueError
@@ -226,8 +228,7 @@ def rank_correlations(
     >>> rank_correlations(means).with_columns(pl.col("tau", "tau_ap").round(4)).rows()
     [('ap', 'p@10', 3, 0.3333, 0.0), ('p@10', 'ap', 3, 0.3333, 0.0)]
     """
-    check_frame(means, "rank_correlations")
-    frame = _checked_means(means, variant, system, value)
+    frame = _checked_means(as_dataframe(means, "rank_correlations"), variant, system, value)
     names = frame.get_column(variant).unique(maintain_order=True)
     wide = frame.pivot(variant, index=system, values=value)
     matrix = wide.select(names.cast(pl.String).to_list()).to_numpy().astype(np.float64)
@@ -284,7 +285,7 @@ def _pair(a: np.ndarray, b: np.ndarray) -> tuple[int, float, float]:
 
 
 def discriminative_power(
-    pairs: pl.DataFrame, *, alpha: float = DEFAULTS.alpha, p: str = "p_randomization_adjusted"
+    pairs: Table, *, alpha: float = DEFAULTS.alpha, p: str = "p_randomization_adjusted"
 ) -> pl.DataFrame:
     """Per measure, the share of pairs of systems found significantly different (Sakai 2006).
 
@@ -296,7 +297,8 @@ def discriminative_power(
     ----------
     pairs
         The output of :func:`~polars_graded.stats.pairs.compare_pairs`: a ``measure``
-        column and the p-value column ``p``, one row per pair of systems and measure.
+        column and the p-value column ``p``, one row per pair of systems and measure (a
+        Polars DataFrame or LazyFrame, a pandas DataFrame or an Arrow table).
     alpha
         The significance level: a pair counts when its p-value is below it.
     p
@@ -316,7 +318,8 @@ def discriminative_power(
     MissingColumnError
         ``measure`` or ``p`` is missing.
     ColumnTypeError
-        ``p`` is not numeric.
+        ``p`` is not numeric, or ``pairs`` is not a table (a list, a dict:
+        :data:`~polars_graded.frames.ACCEPTED` says what is).
     InvalidValueError
         ``alpha`` is not strictly between 0 and 1.
 
@@ -329,20 +332,20 @@ def discriminative_power(
     >>> discriminative_power(pairs).rows()
     [('ap', 3, 2, 0.6666666666666666), ('p@10', 3, 1, 0.3333333333333333)]
     """
-    check_frame(pairs, "discriminative_power")
+    table = as_dataframe(pairs, "discriminative_power")
     check_fraction("alpha", alpha)
     for name in ("measure", p):
-        if name not in pairs.columns:
+        if name not in table.columns:
             msg = (
                 f"column {name!r} not found; discriminative power reads the output of "
-                f"compare_pairs, which has 'measure' and the p-value columns; got {pairs.columns}"
+                f"compare_pairs, which has 'measure' and the p-value columns; got {table.columns}"
             )
             raise MissingColumnError(msg)
-    if not pairs.schema[p].is_numeric():
-        msg = f"column {p!r} must hold p-values (numeric), found {pairs.schema[p]}"
+    if not table.schema[p].is_numeric():
+        msg = f"column {p!r} must hold p-values (numeric), found {table.schema[p]}"
         raise ColumnTypeError(msg)
     significant = (pl.col(p) < alpha).fill_null(False)
-    counts = pairs.group_by("measure", maintain_order=True).agg(
+    counts = table.group_by("measure", maintain_order=True).agg(
         n_pairs=pl.len().cast(pl.Int64), n_significant=significant.sum().cast(pl.Int64)
     )
     return counts.with_columns(significant_share=pl.col("n_significant") / pl.col("n_pairs"))

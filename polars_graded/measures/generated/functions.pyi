@@ -20,10 +20,11 @@ def mu_ap(
 def ap(
     *,
     rel: float = 1,
+    norm: str = "R",
     k: int | None = None,
     **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
-    """Average precision at threshold rel."""
+    """Average precision at threshold rel; norm=min_rk divides by min(R, k) (Spark)."""
 
 def ndcg(
     *,
@@ -31,7 +32,7 @@ def ndcg(
     k: int | None = None,
     **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
-    """Normalised DCG; gain exp (2^rel - 1, the paper's), linear or a label -> gain map."""
+    """Normalised DCG; gain exp (2^rel - 1, the paper's), linear, binary or a map."""
 
 def ndcng(
     *,
@@ -138,7 +139,15 @@ def success(
     k: int | None = None,
     **columns: Unpack[ExprOptions],
 ) -> pl.Expr:
-    """1 when a relevant row is in the top k, else 0."""
+    """1 when a relevant row is in the top k, else 0 (hit rate; hits@k is a count)."""
+
+def hits(
+    *,
+    rel: float = 1,
+    k: int | None = None,
+    **columns: Unpack[ExprOptions],
+) -> pl.Expr:
+    """Relevant rows in the top k, a number (ranx's hits; k * P@k); 0/1: hit_rate."""
 
 def num_ret(
     **columns: Unpack[ExprOptions],

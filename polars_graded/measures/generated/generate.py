@@ -199,7 +199,7 @@ def readme_names(cls: type[Measure]) -> list[str]:
     Examples
     --------
     >>> readme_names(registry.FUNCTIONS["ap"])
-    ['ap', 'ap@k', 'ap(rel=2)']
+    ['ap', 'ap@k', 'ap(rel=2)', 'ap(norm=min_rk)']
     """
     names = [cls.name]
     if cls.declaration.takes_cutoff:

@@ -19,7 +19,13 @@ from polars_graded.measures.mu_ap import MuAveragePrecision
 from polars_graded.measures.ndcg import DiscountedCumulativeGain, MeanNormalizedDCG, NormalizedDCG
 from polars_graded.measures.ndcg_rel import NDCGAtRLevels, NDCGOverRelevant
 from polars_graded.measures.ndcng import MeanNormalizedDCNG, NormalizedDCNG
-from polars_graded.measures.precision import Precision, Recall, RelativePrecision, RPrecision
+from polars_graded.measures.precision import (
+    HitsAtK,
+    Precision,
+    Recall,
+    RelativePrecision,
+    RPrecision,
+)
 from polars_graded.measures.q_measure import QMeasure
 from polars_graded.measures.rbp import (
     GradedRankBiasedPrecision,
@@ -54,6 +60,8 @@ __all__ = [
     "GradedAveragePrecision",
     "GradedRBP",
     "GradedRankBiasedPrecision",
+    "Hits",
+    "HitsAtK",
     "IPrec",
     "IPrecMean",
     "InfAP",
@@ -127,6 +135,7 @@ RBPResidual: RankBiasedPrecisionResidual
 Bpref: BinaryPreference
 Judged: JudgedShare
 Success: SuccessAtK
+Hits: HitsAtK
 NumRet: RetrievedCount
 NumRel: RelevantCount
 NumRelRet: RelevantRetrievedCount

@@ -2,22 +2,35 @@
 
 ``DCG@k = sum_{p <= k} gain(rel(p)) / log_b(p + 1)``; the ideal DCG is the DCG of every
 judged row of the query, best first. A gain spec is ``"exp"`` (``2^rel - 1``), ``"linear"``
-(``rel``) or a mapping label -> gain, stored as sorted pairs.
+(``rel``), ``"binary"`` (1 for a label >= 1, the default relevance threshold, else 0: the
+recommender convention) or a mapping label -> gain, stored as sorted pairs. Every measure
+with a ``gain`` parameter (NDCG, DCG, mean NDCG, Q-measure and trec_eval's G, ndcg_rel and
+Rndcg) checks it with :func:`check_gain` and reads it with :func:`gain_function`, so each
+takes every spec.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
+from typing import Final
 
 import polars as pl
 
 from polars_graded.errors import MeasureParameterError
-from polars_graded.measures.base import Measure, check_number, format_number, param, safe_ratio
+from polars_graded.measures.base import (
+    DEFAULT_REL,
+    Measure,
+    check_number,
+    format_number,
+    param,
+    safe_ratio,
+    shown,
+)
 from polars_graded.ranking import Ranked
 
 GainSpec = str | tuple[tuple[float, float], ...]
-"""``"exp"``, ``"linear"``, or a label -> gain mapping stored as sorted pairs."""
+"""A name of :data:`GAINS`, or a label -> gain mapping stored as sorted pairs."""
 Gain = Callable[[pl.Expr], pl.Expr]
 
 
@@ -30,10 +43,9 @@ def check_gain(name: str, gain: object, *, measure: str) -> GainSpec:
     ((1.0, 3.0), (2.0, 9.0))
     """
     if isinstance(gain, str):
-        if gain in ("exp", "linear"):
+        if gain in GAINS:
             return gain
-        msg = f"{measure}: gain must be 'exp', 'linear' or a mapping label -> gain, got {gain!r}"
-        raise MeasureParameterError(msg)
+        raise _bad_gain(gain, measure)
     if isinstance(gain, Mapping):
         pairs = (
             (check_number("label", lab, measure=measure), check_number("gain", g, measure=measure))
@@ -42,8 +54,16 @@ def check_gain(name: str, gain: object, *, measure: str) -> GainSpec:
         return tuple(sorted(pairs))
     if isinstance(gain, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in gain):
         return check_gain(name, dict(gain), measure=measure)
-    msg = f"{measure}: gain must be 'exp', 'linear' or a mapping label -> gain, got {gain!r}"
-    raise MeasureParameterError(msg)
+    raise _bad_gain(gain, measure)
+
+
+def _bad_gain(gain: object, measure: str) -> MeasureParameterError:
+    named = ", ".join(repr(g) for g in GAINS)
+    msg = (
+        f"{measure}: gain must be one of {named} or a mapping label -> gain "
+        f"(e.g. {measure}(gain={{1:1,2:3}})), got {shown(gain)}"
+    )
+    return MeasureParameterError(msg)
 
 
 def format_gain(gain: GainSpec) -> str:
@@ -72,12 +92,13 @@ class GainMeasure(Measure):
 
     gain: GainSpec = param(  # noqa: RUF009 (param() makes the field)
         "exp",
-        '``"exp"`` (``2^rel - 1``, the paper\'s), ``"linear"`` (``rel``, trec_eval\'s) or a '
-        "mapping label -> gain (unlisted positive labels keep gain = label).",
+        '``"exp"`` (``2^rel - 1``, the paper\'s), ``"linear"`` (``rel``, trec_eval\'s), '
+        '``"binary"`` (1 for a label >= 1, the recommender convention) or a mapping label -> '
+        "gain (unlisted positive labels keep gain = label).",
         check=check_gain,
         accepts="str | Mapping[float, float]",
         show=format_gain,
-        examples=("linear", "{1:3,2:9}"),
+        examples=("linear", "binary", "{1:3,2:9}"),
     )
 
 
@@ -135,6 +156,29 @@ def linear_gain(rel: pl.Expr) -> pl.Expr:
     return pl.when(rel > 0).then(rel.cast(pl.Float64)).otherwise(pl.lit(0.0))
 
 
+def binary_gain(rel: pl.Expr) -> pl.Expr:
+    """1 for a relevant label (``rel >= 1``, the default threshold), else 0: every relevant
+    row gains alike, as recommender libraries' NDCG (RecBole, Spark MLlib without
+    relevance values).
+
+    Examples
+    --------
+    >>> pl.select(binary_gain(pl.lit(3)), binary_gain(pl.lit(0.5)).alias("b")).row(0)
+    (1.0, 0.0)
+    """
+    return pl.when(rel >= DEFAULT_REL).then(pl.lit(1.0)).otherwise(pl.lit(0.0))
+
+
+NAMED_GAINS: Final[dict[str, Gain]] = {
+    "exp": exp_gain,
+    "linear": linear_gain,
+    "binary": binary_gain,
+}
+"""The named gain specs and their functions; any other gain is a mapping label -> gain."""
+GAINS: Final[tuple[str, ...]] = tuple(NAMED_GAINS)
+"""The names a ``gain=`` takes besides a mapping."""
+
+
 def mapped_gain(mapping: tuple[tuple[float, float], ...]) -> Gain:
     """Gains from a label -> gain table; unlisted labels keep a linear gain (as trec_eval).
 
@@ -155,18 +199,16 @@ def mapped_gain(mapping: tuple[tuple[float, float], ...]) -> Gain:
 
 
 def gain_function(gain: GainSpec) -> Gain:
-    """The gain function of a gain spec (``"exp"``, ``"linear"`` or label -> gain pairs).
+    """The gain function of a gain spec (one of :data:`GAINS` or label -> gain pairs).
 
     Examples
     --------
-    >>> gain_function("linear") is linear_gain
-    True
+    >>> gain_function("linear") is linear_gain, gain_function("binary") is binary_gain
+    (True, True)
     """
-    if gain == "exp":
-        return exp_gain
-    if gain == "linear":
-        return linear_gain
-    return mapped_gain(gain)  # type: ignore[arg-type]
+    if isinstance(gain, str):
+        return NAMED_GAINS[gain]
+    return mapped_gain(gain)
 
 
 def ratio_gain_function(gain: GainSpec, r: Ranked) -> Gain:

@@ -38,9 +38,9 @@ class TrecGainMeasure(Measure):
 
     gain: GainSpec = param(  # noqa: RUF009 (param() makes the field)
         "linear",
-        '``"linear"`` (gain = label, trec_eval\'s default), ``"exp"`` (``2^rel - 1``) or a '
-        "mapping label -> gain, trec_eval's ``1=3,2=9`` (unlisted positive labels keep "
-        "gain = label).",
+        '``"linear"`` (gain = label, trec_eval\'s default), ``"exp"`` (``2^rel - 1``), '
+        '``"binary"`` (1 for a label >= 1) or a mapping label -> gain, trec_eval\'s '
+        "``1=3,2=9`` (unlisted positive labels keep gain = label).",
         check=check_gain,
         accepts="str | Mapping[float, float]",
         show=format_gain,

@@ -133,6 +133,8 @@ def as_measures(measures: MeasureSpec) -> list[Measure]:
     --------
     >>> [str(m) for m in as_measures(["ap", "AP(rel=1)", "p@5"])]
     ['ap', 'p@5']
+    >>> [str(m) for m in as_measures(["ir_measures:nDCG@10", "ir_measures:NDCG@10"])]
+    ['ndcg(compat=trec_eval_9,gain=linear)@10']
     """
     if isinstance(measures, Mapping):
         msg = (
@@ -140,42 +142,34 @@ def as_measures(measures: MeasureSpec) -> list[Measure]:
             f"measures, e.g. {[str(m) for m in as_named_measures(measures).values()]}"
         )
         raise InvalidValueError(msg)
-    return list(as_named_measures(measures).values())
+    return list(dict.fromkeys(as_named_measures(measures).values()))
 
 
 def as_named_measures(measures: MeasureSpec) -> dict[str, Measure]:
-    """Output column name -> measure, in order.
+    """Output column name -> measure, in order: every name asked for has its column.
 
-    A mapping keeps its names (non-empty strings, one per measure); a measure, a name or a
-    list gives each measure under its canonical name (an ``ir_measures:`` string under the
-    string after the prefix), without repeats (the first name of a measure is kept).
+    A mapping keeps its names (non-empty strings); a measure, a name or a list gives each
+    string its column under the measure's canonical name (an ``ir_measures:`` string under
+    the string after the prefix, as written). Strings that give the same name and the same
+    measure (``"map"`` and ``"ap"``, a name repeated) share that one column; two names of
+    one measure (``"ir_measures:nDCG@10"`` and ``"ir_measures:NDCG@10"``, or a mapping
+    ``{"a": "ap", "b": "map"}``) give two columns, which the plan computes once. One name
+    for two different measures is an :class:`~polars_graded.errors.InvalidValueError`.
 
     Examples
     --------
     >>> named = as_named_measures({"rbp80": "rbp(p=0.8)@5", "top": "ndcg@10"})
     >>> {name: str(m) for name, m in named.items()}
     {'rbp80': 'rbp@5', 'top': 'ndcg@10'}
-    >>> list(as_named_measures(["ap", "AP(rel=1)", "p@5"]))
+    >>> list(as_named_measures(["ap", "AP(rel=1)", "map", "p@5"]))
     ['ap', 'p@5']
     >>> list(as_named_measures(["ir_measures:nDCG@10", "ir_measures:NDCG@10", "ndcg@10"]))
-    ['nDCG@10', 'ndcg@10']
+    ['nDCG@10', 'NDCG@10', 'ndcg@10']
     >>> list(as_named_measures(["ir_measures:nDCG@10", "ndcg(gain=linear)@10"]))  # 9.x, 10.0
     ['nDCG@10', 'ndcg(gain=linear)@10']
     """
-    named: dict[str, Measure] = {}
     if isinstance(measures, Mapping):
-        names_of: dict[Measure, str] = {}
-        for name, item in measures.items():
-            check_output_name(name)
-            measure = as_measure(item)
-            if measure in names_of:
-                msg = (
-                    f"the measure {str(measure)!r} is named twice, {names_of[measure]!r} and "
-                    f"{name!r}: give each measure one name"
-                )
-                raise InvalidValueError(msg)
-            names_of[measure] = name
-            named[name] = measure
+        pairs = [(check_output_name(name), as_measure(item)) for name, item in measures.items()]
     else:
         items: object = [measures] if isinstance(measures, Measure | str) else measures
         if not isinstance(items, Iterable):
@@ -184,17 +178,17 @@ def as_named_measures(measures: MeasureSpec) -> dict[str, Measure]:
                 f"got {excerpt(measures)}; valid names: {valid_names()}"
             )
             raise UnknownMeasureError(msg)
-        seen: set[Measure] = set()
-        for item in items:
-            measure = as_measure(item)
-            name = _default_name(item, measure)
-            if measure in seen:
-                continue
-            if name in named:
-                msg = f"two measures are named {name!r}: {named[name]!r} and {measure!r}"
-                raise InvalidValueError(msg)
-            seen.add(measure)
-            named[name] = measure
+        measures_of = [(item, as_measure(item)) for item in items]
+        pairs = [(_default_name(item, measure), measure) for item, measure in measures_of]
+    named: dict[str, Measure] = {}
+    for name, measure in pairs:
+        if named.setdefault(name, measure) != measure:
+            msg = (
+                f"two measures are named {name!r}: {str(named[name])!r} and {str(measure)!r}; "
+                f"name them apart with a mapping, e.g. {{{name!r}: {str(named[name])!r}, "
+                f"{name + '_2'!r}: {str(measure)!r}}}"
+            )
+            raise InvalidValueError(msg)
     if not named:
         msg = f"no measures given; valid names: {valid_names()}"
         raise UnknownMeasureError(msg)
