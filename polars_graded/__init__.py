@@ -20,8 +20,12 @@ LazyFrames, or pandas and Arrow tables: every function that takes a table conver
 the queries; :func:`compact_letters`, :func:`segment_reversals`), :func:`judgment_bounds`
 and :func:`order_flips` (what unjudged rows could change), :func:`rank_correlations`,
 :func:`kendall_tau`, :func:`tau_ap` and :func:`discriminative_power` (how stable the order of
-systems is), :func:`to_latex` and :func:`means_latex` (booktabs tables), :func:`gate` (a
-non-inferiority regression gate) and :func:`build_report` (the HTML and Markdown report; the
+systems is), :func:`topic_set_size` and :func:`minimum_detectable_difference` (how many
+queries a paired t-test needs, what the current ones detect), :func:`trend` (every system
+against the baseline per period, and where the verdict changes), :func:`to_latex` and
+:func:`means_latex` (booktabs tables), :func:`gate` (a non-inferiority and equivalence
+regression gate), :func:`diff` (why a mean moved: the queries, items and segments behind a
+change) and :func:`build_report` (the HTML and Markdown report; the
 package :mod:`polars_graded.report` has the rest).
 
 The contract every number follows (the input table, ranking and ties, relevance levels, each
@@ -42,9 +46,11 @@ from polars_graded.errors import (
     GradedWarning,
     InputFileError,
     InvalidValueError,
+    InvalidWeightError,
     MeasureParameterError,
     MissingColumnError,
     SpillError,
+    StoreError,
     UnknownMeasureError,
 )
 from polars_graded.expressions import measure_expr
@@ -59,13 +65,19 @@ from polars_graded.io import (
 from polars_graded.measures import Measure, measure_name, parse_measure, registry
 from polars_graded.report import build_report
 from polars_graded.scale import evaluate_parquet, evaluate_trec, summary_parquet
+from polars_graded.scale.store import evaluate_store
 from polars_graded.stats.compare import compare as compare
+from polars_graded.stats.diff import Diff as Diff
+from polars_graded.stats.diff import diff as diff
 from polars_graded.stats.gate import gate as gate
 from polars_graded.stats.judgment_bounds import judgment_bounds as judgment_bounds
 from polars_graded.stats.judgment_bounds import order_flips as order_flips
 from polars_graded.stats.latex import means_latex, to_latex
+from polars_graded.stats.limits import ResamplingPlan, resampling_plan
+from polars_graded.stats.options import Statistics
 from polars_graded.stats.pairs import compact_letters as compact_letters
 from polars_graded.stats.pairs import compare_pairs as compare_pairs
+from polars_graded.stats.power import minimum_detectable_difference, topic_set_size
 from polars_graded.stats.segments import compare_segments, segment_reversals
 from polars_graded.stats.stability import (
     discriminative_power,
@@ -73,6 +85,8 @@ from polars_graded.stats.stability import (
     rank_correlations,
     tau_ap,
 )
+from polars_graded.stats.trends import trend as trend
+from polars_graded.weights import traffic_segments
 
 if TYPE_CHECKING:  # the generated names, typed
     from polars_graded.measures.generated.functions import *  # noqa: F403
@@ -91,16 +105,21 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = [
     "ColumnTypeError",
+    "Diff",
     "DuplicateKeyError",
     "GradedError",
     "GradedNamespace",
     "GradedWarning",
     "InputFileError",
     "InvalidValueError",
+    "InvalidWeightError",
     "Measure",
     "MeasureParameterError",
     "MissingColumnError",
+    "ResamplingPlan",
     "SpillError",
+    "Statistics",
+    "StoreError",
     "UnknownMeasureError",
     "__version__",
     "build_report",
@@ -108,9 +127,11 @@ __all__ = [
     "compare",
     "compare_pairs",
     "compare_segments",
+    "diff",
     "discriminative_power",
     "evaluate",
     "evaluate_parquet",
+    "evaluate_store",
     "evaluate_trec",
     "from_dicts",
     "gate",
@@ -120,18 +141,23 @@ __all__ = [
     "means_latex",
     "measure_expr",
     "measure_name",
+    "minimum_detectable_difference",
     "order_flips",
     "parse_measure",
     "per_threshold",
     "rank_correlations",
     "read_trec_qrels",
     "read_trec_run",
+    "resampling_plan",
     "segment_reversals",
     "summary",
     "summary_parquet",
     "tau_ap",
     "to_latex",
+    "topic_set_size",
+    "traffic_segments",
     "trec_to_parquet",
+    "trend",
     "write_trec_run",
 ]
 __all__.extend([*registry.INSTANCES, *registry.FUNCTIONS])

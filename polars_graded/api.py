@@ -23,6 +23,7 @@ from polars_graded.measures import MeasureSpec, MuAP, as_named_measures
 from polars_graded.measures.kernels import mu_ap_thresholds
 from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.validate import check_schema
+from polars_graded.weights import attach_weights, check_weights
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
@@ -54,13 +55,27 @@ def finish(frame: pl.DataFrame | pl.LazyFrame, lf: pl.LazyFrame) -> pl.DataFrame
 
 
 @overload
-def evaluate(frame: FrameT, measures: MeasureSpec, **columns: Unpack[ColumnOptions]) -> FrameT: ...
+def evaluate(
+    frame: FrameT,
+    measures: MeasureSpec,
+    *,
+    weight: str | None = None,
+    **columns: Unpack[ColumnOptions],
+) -> FrameT: ...
 @overload
 def evaluate(
-    frame: ForeignTable, measures: MeasureSpec, **columns: Unpack[ColumnOptions]
+    frame: ForeignTable,
+    measures: MeasureSpec,
+    *,
+    weight: str | None = None,
+    **columns: Unpack[ColumnOptions],
 ) -> pl.DataFrame: ...
 def evaluate(
-    frame: Table, measures: MeasureSpec, **columns: Unpack[ColumnOptions]
+    frame: Table,
+    measures: MeasureSpec,
+    *,
+    weight: str | None = None,
+    **columns: Unpack[ColumnOptions],
 ) -> pl.DataFrame | pl.LazyFrame:
     """Per-query values of many measures, in one lazy plan.
 
@@ -75,6 +90,13 @@ def evaluate(
         Measure objects or names (``"mu_ap"``, ``"ndcg@10"``, ``"ap(rel=2)@10"``, ...),
         or a mapping output name -> measure or name (``{"rbp80": "rbp(p=0.8)@5"}``)
         to name the result columns yourself.
+    weight
+        A column of traffic weights, one per ranked list (constant over the rows of each
+        ``by + [query]`` group, so a log's traffic may differ per day; numeric, finite, >= 0,
+        not all 0; see :mod:`polars_graded.weights`; ``pg.compare`` also needs it equal
+        across the systems of a query): it is checked
+        and carried into the result, right after the keys, so that :func:`summary`,
+        ``pg.compare`` or the gate can weight each query by it. Default: none.
     **columns
         ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=``, ``ranked=``, ``ties=``
         (see :class:`~polars_graded.options.ColumnOptions`).
@@ -83,7 +105,8 @@ def evaluate(
     -------
     DataFrame or LazyFrame
         The kind of ``frame`` (a Polars DataFrame for a pandas or Arrow table).
-        One row per ``by + [query]`` (sorted), one Float64 column per measure: named by
+        One row per ``by + [query]`` (sorted), the weight (Float64) with ``weight=``, and
+        one Float64 column per measure: named by
         its canonical string (defaults dropped: ``"rbp(p=0.8,rel=1)@5"`` gives
         ``rbp@5``, see :func:`polars_graded.measure_name`), or by the mapping, in its
         order.
@@ -92,10 +115,11 @@ def evaluate(
     ------
     GradedError
         Bad input (the message names the column, the rule and example rows), a bad
-        measure or output name (one that is also a key column), or a measure value
-        that would be NaN or infinite; a ``frame`` that is not a table (a list, a dict:
-        pytrec_eval's dicts go through :func:`polars_graded.from_dicts`) is a
-        ``ColumnTypeError``.
+        measure or output name (one that is also a key column), a measure value
+        that would be NaN or infinite, or a bad weight
+        (:class:`~polars_graded.errors.InvalidWeightError`); a ``frame`` that is not a
+        table (a list, a dict: pytrec_eval's dicts go through
+        :func:`polars_graded.from_dicts`) is a ``ColumnTypeError``.
 
     Warns
     -----
@@ -130,15 +154,19 @@ def evaluate(
     └───────┴───────┴──────────┘
     """
     table = as_polars(frame, "evaluate")
-    return evaluate_spec(table, measures, TableSpec.of(columns))
+    return evaluate_spec(table, measures, TableSpec.of(columns), weight=weight)
 
 
 @overload
-def evaluate_spec(frame: FrameT, measures: MeasureSpec, spec: TableSpec) -> FrameT: ...
-@overload
-def evaluate_spec(frame: ForeignTable, measures: MeasureSpec, spec: TableSpec) -> pl.DataFrame: ...
 def evaluate_spec(
-    frame: Table, measures: MeasureSpec, spec: TableSpec
+    frame: FrameT, measures: MeasureSpec, spec: TableSpec, *, weight: str | None = None
+) -> FrameT: ...
+@overload
+def evaluate_spec(
+    frame: ForeignTable, measures: MeasureSpec, spec: TableSpec, *, weight: str | None = None
+) -> pl.DataFrame: ...
+def evaluate_spec(
+    frame: Table, measures: MeasureSpec, spec: TableSpec, *, weight: str | None = None
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`evaluate` with the table options as one checked :class:`TableSpec`.
 
@@ -151,7 +179,27 @@ def evaluate_spec(
     [('a', 1, 1.0)]
     """
     table = as_polars(frame, "evaluate")
-    return finish(table, plan.per_query(table.lazy(), measures, spec))
+    values = plan.per_query(table.lazy(), measures, spec)
+    return finish(table, _weighted(table, values, spec, weight))
+
+
+def _weighted(
+    table: pl.DataFrame | pl.LazyFrame, values: pl.LazyFrame, spec: TableSpec, weight: str | None
+) -> pl.LazyFrame:
+    """``values`` with the weight of each query after the keys, the weights checked: now for
+    a DataFrame, when the result is collected for a LazyFrame (which stays lazy)."""
+    if weight is None:
+        return values
+    weighted = attach_weights(values, table, weight, query=spec.query, keys=spec.keys)
+    if isinstance(table, pl.DataFrame):
+        check_weights(table, weight, spec.keys)
+        return weighted
+
+    def checked() -> pl.DataFrame:
+        check_weights(table, weight, spec.keys)
+        return weighted.collect(engine=ENGINE)
+
+    return pl.defer(checked, schema=weighted.collect_schema())
 
 
 @overload
@@ -160,6 +208,7 @@ def summary(
     measures: MeasureSpec,
     *,
     mean: plan.MeanKind = MEAN,
+    weight: str | None = None,
     **columns: Unpack[ColumnOptions],
 ) -> FrameT: ...
 @overload
@@ -168,6 +217,7 @@ def summary(
     measures: MeasureSpec,
     *,
     mean: plan.MeanKind = MEAN,
+    weight: str | None = None,
     **columns: Unpack[ColumnOptions],
 ) -> pl.DataFrame: ...
 def summary(
@@ -175,6 +225,7 @@ def summary(
     measures: MeasureSpec,
     *,
     mean: plan.MeanKind = MEAN,
+    weight: str | None = None,
     **columns: Unpack[ColumnOptions],
 ) -> pl.DataFrame | pl.LazyFrame:
     """Per ``by`` group, the number of queries ``num_q`` and the mean of each measure.
@@ -186,6 +237,13 @@ def summary(
     ``columns`` as for :func:`evaluate`: a mapping output name -> measure names the
     columns; the result is the kind of ``frame`` (a Polars DataFrame for a pandas or Arrow
     table).
+
+    ``weight="traffic"`` weights each query by that column (one value per query, see
+    :func:`evaluate`): each mean is ``sum(w v) / sum(w)`` over the group's queries (the
+    geometric mean ``exp(sum(w log v) / sum(w))``), and a column named as the weight, after
+    ``num_q``, holds the sum of the group's weights. ``num_q`` still counts every query: a
+    query of weight 0 is counted but adds nothing to the means; a group whose weights sum
+    to 0 has null means.
 
     Examples
     --------
@@ -204,21 +262,49 @@ def summary(
     ╞═══════╪══════════╪══════════╡
     │ 1     ┆ 0.541667 ┆ 0.521296 │
     └───────┴──────────┴──────────┘
+    >>> two = pl.DataFrame({  # AP 0.5 on query 1 (traffic 3), 1.0 on query 2 (traffic 1)
+    ...     "query": [1, 1, 2], "item": ["a", "b", "a"], "score": [2.0, 1.0, 1.0],
+    ...     "relevance": [0, 1, 1], "traffic": [3, 3, 1],
+    ... })
+    >>> pg.summary(two, ["ap"], weight="traffic")  # (3 * 0.5 + 1 * 1.0) / 4
+    shape: (1, 3)
+    ┌───────┬─────────┬───────┐
+    │ num_q ┆ traffic ┆ ap    │
+    │ ---   ┆ ---     ┆ ---   │
+    │ u32   ┆ f64     ┆ f64   │
+    ╞═══════╪═════════╪═══════╡
+    │ 2     ┆ 4.0     ┆ 0.625 │
+    └───────┴─────────┴───────┘
     """
     table = as_polars(frame, "summary")
-    return summary_spec(table, measures, TableSpec.of(columns), mean=mean)
+    return summary_spec(table, measures, TableSpec.of(columns), mean=mean, weight=weight)
 
 
 @overload
 def summary_spec(
-    frame: FrameT, measures: MeasureSpec, spec: TableSpec, *, mean: plan.MeanKind = MEAN
+    frame: FrameT,
+    measures: MeasureSpec,
+    spec: TableSpec,
+    *,
+    mean: plan.MeanKind = MEAN,
+    weight: str | None = None,
 ) -> FrameT: ...
 @overload
 def summary_spec(
-    frame: ForeignTable, measures: MeasureSpec, spec: TableSpec, *, mean: plan.MeanKind = MEAN
+    frame: ForeignTable,
+    measures: MeasureSpec,
+    spec: TableSpec,
+    *,
+    mean: plan.MeanKind = MEAN,
+    weight: str | None = None,
 ) -> pl.DataFrame: ...
 def summary_spec(
-    frame: Table, measures: MeasureSpec, spec: TableSpec, *, mean: plan.MeanKind = MEAN
+    frame: Table,
+    measures: MeasureSpec,
+    spec: TableSpec,
+    *,
+    mean: plan.MeanKind = MEAN,
+    weight: str | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """:func:`summary` with the table options as one checked :class:`TableSpec`.
 
@@ -231,8 +317,8 @@ def summary_spec(
     """
     table = as_polars(frame, "summary")
     wanted = as_named_measures(measures)
-    values = plan.per_query(table.lazy(), wanted, spec)
-    return finish(table, plan.summary(values, list(wanted), spec.by, mean))
+    values = _weighted(table, plan.per_query(table.lazy(), wanted, spec), spec, weight)
+    return finish(table, plan.summary(values, list(wanted), spec.by, mean, weight=weight))
 
 
 @overload

@@ -91,6 +91,22 @@ class DuplicateKeyError(InvalidValueError):
     """
 
 
+class InvalidWeightError(InvalidValueError):
+    """A traffic weight (``weight=``) breaks a rule: null, NaN, infinite, negative, different
+    on two rows of one query, or 0 for every query (see :mod:`polars_graded.weights`).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from polars_graded.weights import check_weights
+    >>> df = pl.DataFrame({"query": [1, 2], "traffic": [1.0, -2.0]})
+    >>> check_weights(df, "traffic", ["query"])
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidWeightError: weight column 'traffic' must be >= 0; e.g. {'query': 2} has -2.0
+    """  # noqa: E501
+
+
 class UnknownMeasureError(GradedError, ValueError):
     """A measure name that the grammar does not know.
 
@@ -144,6 +160,22 @@ class SpillError(GradedError, OSError):
     Traceback (most recent call last):
     ...
     polars_graded.errors.SpillError: cannot split the table into /nowhere: ...
+    """
+
+
+class StoreError(GradedError, ValueError):
+    """A result store (``evaluate_store``, ``evaluate SOURCE --store STORE``) cannot be used:
+    STORE is a file or a folder that is not a store, it was written by another library
+    version or store format, or SOURCE is not a folder of hive partitions. The message names
+    the path and what to do.
+
+    Examples
+    --------
+    >>> import polars_graded as pg
+    >>> pg.evaluate_store("nowhere/logs", ["ap"], "store")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.StoreError: SOURCE nowhere/logs is missing; it must be a folder of ...
     """
 
 

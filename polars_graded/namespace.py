@@ -34,6 +34,7 @@ from polars_graded.stats.options import (
     DEFAULTS,
     BootstrapMethod,
     Correction,
+    LargeSample,
     MissingPolicy,
     Test,
 )
@@ -69,7 +70,13 @@ class GradedNamespace(Generic[FrameT]):
     def __init__(self, frame: FrameT) -> None:
         self._frame: FrameT = frame
 
-    def evaluate(self, measures: MeasureSpec, **columns: Unpack[ColumnOptions]) -> FrameT:
+    def evaluate(
+        self,
+        measures: MeasureSpec,
+        *,
+        weight: str | None = None,
+        **columns: Unpack[ColumnOptions],
+    ) -> FrameT:
         """Per-query values of many measures, in one lazy plan.
 
         :func:`polars_graded.api.evaluate` on this frame: its parameters, returns, errors and
@@ -93,19 +100,21 @@ class GradedNamespace(Generic[FrameT]):
         │ 1     ┆ 0.541667 ┆ 0.521296 ┆ 0.5       │
         └───────┴──────────┴──────────┴───────────┘
         """
-        return api.evaluate(self._frame, measures, **columns)
+        return api.evaluate(self._frame, measures, weight=weight, **columns)
 
     def summary(
         self,
         measures: MeasureSpec,
         *,
         mean: plan.MeanKind = defaults.MEAN,
+        weight: str | None = None,
         **columns: Unpack[ColumnOptions],
     ) -> FrameT:
         """Per ``by`` group, the number of queries ``num_q`` and the mean of each measure.
 
         :func:`polars_graded.api.summary` on this frame (µMAP is the mean of ``mu_ap``; every
-        query counts, as trec_eval's ``-c``; ``mean="geometric"`` for trec_eval's ``gm_``).
+        query counts, as trec_eval's ``-c``; ``mean="geometric"`` for trec_eval's ``gm_``;
+        ``weight="traffic"`` for means weighted per query).
 
         Examples
         --------
@@ -125,7 +134,7 @@ class GradedNamespace(Generic[FrameT]):
         │ 1     ┆ 0.541667 ┆ 0.521296 │
         └───────┴──────────┴──────────┘
         """
-        return api.summary(self._frame, measures, mean=mean, **columns)
+        return api.summary(self._frame, measures, mean=mean, weight=weight, **columns)
 
     def compare(
         self,
@@ -147,6 +156,8 @@ class GradedNamespace(Generic[FrameT]):
         test: Test = DEFAULTS.test,
         segment: str | Sequence[str] | None = None,
         min_queries: int | None = None,
+        weight: str | None = None,
+        large_sample: LargeSample = DEFAULTS.large_sample,
         **columns: Unpack[RankingOptions],
     ) -> pl.DataFrame:
         """Evaluate ``measures`` per query and compare every system with a baseline.
@@ -178,6 +189,10 @@ class GradedNamespace(Generic[FrameT]):
             and ``segment``, then compared by
             :func:`polars_graded.stats.segments.compare_segments` (see
             :func:`polars_graded.stats.compare.compare`).
+        weight, large_sample
+            A traffic weight column (kept by the evaluation, then every mean, interval and
+            test weighted) and whether large samples take the normal limits, as in
+            :func:`polars_graded.stats.compare.compare`.
         **columns
             The other table options, ``item=``, ``score=``, ``relevance=``, ``ranked=``,
             ``ties=``, ``compat=``, ``judged_only=`` and ``depth=``
@@ -216,7 +231,7 @@ class GradedNamespace(Generic[FrameT]):
         column = by_column(by, system)  # exactly one column, checked before any work
         wanted = as_named_measures(measures)
         spec = TableSpec.of({**columns, "query": query, "by": (column, *as_by(segment))})
-        per_query = api.evaluate_spec(self._frame, wanted, spec)
+        per_query = api.evaluate_spec(self._frame, wanted, spec, weight=weight)
         values = per_query if isinstance(per_query, pl.DataFrame) else per_query.collect()
         return compare_values(
             values,
@@ -236,6 +251,8 @@ class GradedNamespace(Generic[FrameT]):
             test=test,
             segment=segment,
             min_queries=min_queries,
+            weight=weight,
+            large_sample=large_sample,
         )
 
     def per_threshold(self, **columns: Unpack[ColumnOptions]) -> FrameT:

@@ -47,6 +47,7 @@ from polars_graded.validate import (
     raise_on_bad_rows,
     table_flags,
 )
+from polars_graded.weights import weighted_mean
 
 SUMMARY_COUNT = "num_q"
 _VALUE_PREFIX = "__pg_value_"
@@ -383,8 +384,16 @@ def summary(
     names: Sequence[str],
     by: Sequence[str],
     mean: MeanKind = MEAN,
+    *,
+    weight: str | None = None,
 ) -> pl.LazyFrame:
     """Per ``by`` group (one row without): the number of queries and the mean of ``names``.
+
+    ``weight``: a column of checked per-query weights
+    (:func:`~polars_graded.weights.check_weights`): each mean is then weighted,
+    ``sum(w v) / sum(w)`` (null for a group whose weights sum to 0), and the sum of the
+    group's weights comes after ``num_q`` under the weight's name; ``num_q`` still counts
+    every query, those of weight 0 too.
 
     ``mean="geometric"`` gives trec_eval's geometric mean (``gm_map`` for ``ap``): values
     below :data:`GEOMETRIC_FLOOR` count as it, and the columns are named ``gm_<measure>``.
@@ -411,8 +420,20 @@ def summary(
             "queries; rename it first"
         )
         raise InvalidValueError(msg)
-    average = _ordered_mean if mean == "arithmetic" else _ordered_geometric_mean
-    means = [pl.len().alias(SUMMARY_COUNT), *(average(name) for name in names)]
+    if weight is not None:
+        if weight in (SUMMARY_COUNT, *names, *by):
+            msg = f"the weight column {weight!r} has the name of a summary column; rename it"
+            raise InvalidValueError(msg)
+        w = pl.col(weight)
+        geometric = mean == "geometric"
+        means = [
+            pl.len().alias(SUMMARY_COUNT),
+            w.cum_sum().last().alias(weight),
+            *(_weighted_mean(name, w, geometric=geometric) for name in names),
+        ]
+    else:
+        average = _ordered_mean if mean == "arithmetic" else _ordered_geometric_mean
+        means = [pl.len().alias(SUMMARY_COUNT), *(average(name) for name in names)]
     if not by:
         return per_query_values.select(means)
     return per_query_values.group_by(list(by)).agg(means).sort(list(by))
@@ -424,6 +445,15 @@ def _ordered_mean(name: str) -> pl.Expr:
     A plain ``mean()`` may add partial sums in whatever order the engine's threads finish.
     """
     return (pl.col(name).cum_sum().last() / pl.col(name).count()).alias(name)
+
+
+def _weighted_mean(name: str, weight: pl.Expr, *, geometric: bool) -> pl.Expr:
+    """The weighted arithmetic mean, or trec_eval's geometric mean weighted:
+    ``exp(sum(w log(max(value, 1e-5))) / sum(w))``."""
+    if not geometric:
+        return weighted_mean(pl.col(name), weight).alias(name)
+    logs = pl.col(name).clip(lower_bound=GEOMETRIC_FLOOR).log()
+    return weighted_mean(logs, weight).exp().alias(f"gm_{name}")
 
 
 def _ordered_geometric_mean(name: str) -> pl.Expr:

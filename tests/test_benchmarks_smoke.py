@@ -100,3 +100,21 @@ def test_label_scales_prints_both_scales_and_their_ratio() -> None:
     ratios = done.stdout.splitlines()[-1]
     assert ratios.startswith("continuous / graded: 2x300: time x")
     assert "; 1x500: time x" in ratios
+
+
+def test_report_scale_runs_and_writes_its_table(tmp_path: Path) -> None:
+    """benchmarks/report_scale.py on a tiny log: the log is deterministic, the table written."""
+    out = tmp_path / "report_scale.md"
+    command = [
+        sys.executable, str(BENCHMARKS / "report_scale.py"), "--sizes", "200", "--trials", "20",
+        "--bootstrap", "20", "--measures", "ap", "--out", str(out),
+        "--data-dir", str(tmp_path / "data"),
+    ]  # fmt: skip
+    subprocess.run(command, check=True, capture_output=True, timeout=300)
+    (log,) = (tmp_path / "data").glob("report-log-200-*.parquet")
+    data = pl.read_parquet(log)
+    assert data.height == 200 * 3 * 10
+    assert data["system"].unique().sort().to_list() == ["bm25", "dense", "hybrid"]
+    assert data.group_by("query").agg(pl.col("weight").n_unique())["weight"].max() == 1
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| 200 |")]
+    assert len(rows) == 1 and rows[0].split(" | ")[1] == "6,000"

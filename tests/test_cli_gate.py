@@ -1,5 +1,7 @@
 """``polars-graded gate`` (polars_graded/cli/gate.py): exit codes 0/1/2, the printed lines,
-the JSON verdict, the missing-query policy, TREC input and one-line errors.
+the JSON verdict, the missing-query policy, TREC input and one-line errors; ``--equivalence``
+against statsmodels' ``ttost_paired``, the line on the detectable drop against statsmodels'
+``TTestPower``, and ``--weight``.
 
 The statistics are tested from Python in test_stats_gate.py; here the p-values are checked
 against scipy on hand-computed per-query AP (one relevant item per query at rank r: 1/r).
@@ -11,8 +13,11 @@ import json
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 from scipy import stats
+from statsmodels.stats.power import TTestPower
+from statsmodels.stats.weightstats import ttost_paired
 from support.cli import assert_one_line_error, run
 from support.gate import BASE, ap, ranked_table
 
@@ -40,11 +45,18 @@ def test_not_worse_exits_0(runs: Path, capsys: pytest.CaptureFixture[str]) -> No
     p = stats.ttest_1samp(d + 0.01, 0.0, alternative="greater").pvalue
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert len(lines) == 2
+    assert len(lines) == 3
     assert lines[0].startswith(f"ap: pass: diff {d.mean():+.4f}, 95% interval [")
     assert f"p {p:.3g} (prod {ap(BASE).mean():.4f}, new " in lines[0]
+    # 8 queries detect (one-sided t-test, 80% power) only drops far above the margin 0.01.
+    effect = TTestPower().solve_power(nobs=8, alpha=0.05, power=0.8, alternative="larger")
+    detectable = d.std(ddof=1) * effect
+    assert lines[1] == (
+        f"ap: with 8 queries this gate can only detect drops >= {detectable:.3g} at 80% power; "
+        "the margin 0.01 is below it"
+    )
     assert (
-        lines[1]
+        lines[2]
         == "verdict: pass: new loses less than 0.01 against prod on every measure (alpha 0.05)"
     )
 
@@ -55,7 +67,7 @@ def test_worse_exits_1_naming_the_measure(runs: Path, capsys: pytest.CaptureFixt
     lines = out.splitlines()
     assert [line.split(":")[:2] for line in lines[:2]] == [["ap", " FAIL"], ["p@1", " FAIL"]]
     assert (
-        lines[2]
+        lines[-1]
         == "verdict: FAIL on ap, p@1: not shown that worse loses less than 0.01 against prod"
     )
 
@@ -89,6 +101,8 @@ def test_json_verdict(runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
         "bootstrap": 500,
         "seed": 3,
         "missing": "common",
+        "equivalence": None,
+        "weight": None,
         "correction": "none",
         "bootstrap_method": "percentile",
         "test": "t",
@@ -141,6 +155,8 @@ def test_trec_input_and_trials_alias(tmp_path: Path, capsys: pytest.CaptureFixtu
         (["--baseline", "nope"], "baseline 'nope' is not a system"),
         (["-m", "nope@3"], "nope"),
         (["--max-drop", "-1"], "max_drop must be a finite number >= 0"),
+        (["--equivalence", "0"], "equivalence must be a finite number > 0"),
+        (["--weight", "clicks"], "column 'clicks' not found"),
         (["--json", "/no/such/folder/v.json"], "--json: the folder '/no/such/folder'"),
     ],
 )
@@ -178,3 +194,70 @@ def test_test_option_chooses_the_decision(
     assert saved["decision"].startswith("one-sided Wilcoxon signed-rank test on d + max_drop")
     code, out, err = run([*argv[:-1], "student"], capsys)
     assert code == 2 and "choose from 'randomization', 't', 'wilcoxon'" in err
+
+
+# --- --equivalence and --weight (issue 29, item 7) -------------------------------------------
+
+NEAR = [1, 2, 1, 3, 1, 2, 2, 1]
+
+
+def test_equivalence_exit_codes_and_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "near.parquet"
+    ranked_table({"prod": BASE, "near": NEAR, "worse": WORSE}).write_parquet(path)
+    code, out, err = run(gate_args(path, "near", "--equivalence", "0.3"), capsys)
+    p = ttost_paired(ap(NEAR), ap(BASE), -0.3, 0.3)[0]
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0].startswith("ap: equivalence pass: diff -0.0625, 90% interval [")
+    assert f"], p {p:.3g} (prod " in lines[0]
+    assert lines[-1] == (
+        "verdict: pass: near is within +/-0.3 of prod on every measure (alpha 0.05)"
+    )
+    code, out, err = run(gate_args(path, "worse", "--equivalence", "0.05"), capsys)
+    assert (code, err) == (1, "")
+    assert out.splitlines()[0].startswith("ap: equivalence FAIL: ")
+    assert "show equivalence within margins >= " in out
+    assert (
+        out.splitlines()[-1]
+        == "verdict: FAIL on ap: not shown that worse is within +/-0.05 of prod"
+    )
+
+
+def test_both_margins_name_each_failed_claim(
+    runs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = gate_args(runs, "new", "--max-drop", "0.01", "--equivalence", "0.01")
+    code, out, _ = run(argv, capsys)
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("ap: pass: ") and lines[1].startswith("ap: equivalence FAIL: ")
+    assert lines[-1] == "verdict: FAIL on ap: not shown that new is within +/-0.01 of prod"
+
+
+def test_a_margin_is_required(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["gate", str(runs), "--baseline", "prod", "--candidate", "new", "-m", "ap"]
+    assert_one_line_error(*run(argv, capsys), "give --max-drop D (non-inferiority")
+
+
+def test_weight_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = ranked_table({"prod": BASE, "near": NEAR})
+    weights = {str(q): float(q + 1) for q in range(len(BASE))}
+    table = table.with_columns(clicks=pl.col("query").replace_strict(weights))
+    path, verdict = tmp_path / "w.parquet", tmp_path / "v.json"
+    table.write_parquet(path)
+    argv = [*gate_args(path, "near", "--equivalence", "0.3"), "--weight", "clicks"]
+    code, out, err = run([*argv, "--json", str(verdict)], capsys)
+    w = np.arange(1.0, 9.0)  # Kish's effective number: 36^2 / 204 = 6.35
+    means = (
+        f"prod {np.average(ap(BASE), weights=w):.4f}, near {np.average(ap(NEAR), weights=w):.4f}"
+    )
+    assert f"({means}, 8 queries, 6.35 effective)" in out.splitlines()[0]
+    expected = polars_graded.gate(table, ["ap"], baseline="prod", candidate="near",
+                                  equivalence=0.3, weight="clicks", bootstrap=500)  # fmt: skip
+    saved = json.loads(verdict.read_text())
+    assert (code, err) == (0 if expected.passed else 1, "")
+    assert saved["settings"]["weight"] == "clicks"
+    assert saved["measures"][0]["p_equivalence"] == expected.table.item(0, "p_equivalence")
+    assert saved["measures"][0]["diff"] == pytest.approx(np.average(ap(NEAR) - ap(BASE), weights=w))

@@ -15,10 +15,12 @@ BUILTIN = {
     "ColumnTypeError": TypeError,
     "InvalidValueError": ValueError,
     "DuplicateKeyError": ValueError,
+    "InvalidWeightError": ValueError,
     "UnknownMeasureError": ValueError,
     "MeasureParameterError": ValueError,
     "InputFileError": ValueError,
     "SpillError": OSError,
+    "StoreError": ValueError,
 }
 """Each error and the builtin that code written without polars_graded catches it as."""
 

@@ -2,7 +2,8 @@
 
 The ```python blocks run in order in one namespace, as the cells of a notebook, in a folder
 holding the files the README names (``runs.parquet`` with a ``system`` column,
-``ranked_log.parquet`` in ranked order, ``logs/`` of Parquet files, the TREC files
+``traffic_log.parquet``, the same with an ``impressions`` column, ``ranked_log.parquet`` in
+ranked order, ``logs/`` of Parquet files, the TREC files
 ``run.txt``, ``qrels.txt``, ``bm25.txt``, ``splade.txt``; ``examples/topics.csv``, the
 repository's own, Robust 2003's topics as old or new); a LazyFrame a block leaves as an
 expression is collected, as the next cell would. The ``polars-graded`` commands of the
@@ -123,6 +124,10 @@ def write_fixtures(root: Path) -> None:
         pl.col("system").replace({"s0": "bm25", "s1": "splade"})
     )
     runs.write_parquet(root / "runs.parquet")
+    # The same with each query's traffic, 1000 / its rank (some head, a long tail).
+    rank = pl.col("query").rank("dense")
+    traffic = runs.with_columns(impressions=(1000 / rank).round().cast(pl.Int64))
+    traffic.write_parquet(root / "traffic_log.parquet")
     logs = root / "logs"
     logs.mkdir()
     for i in range(3):  # a query's rows spread over several files
@@ -257,7 +262,8 @@ def test_readme_quotes_the_robust_report(
     assert code == 0, capsys.readouterr()
     written = [row for table in markdown_tables((out / "report.md").read_text()) for row in table]
     text = README.read_text(encoding="utf-8")
-    section = text[text.index("### Trusting the verdict") : text.index("### A regression gate")]
+    start = text.index("### Trusting the verdict")
+    section = text[start : text.index("\n### ", start)]
     quoted = [b for b in readme_blocks() if b.lang == "text" and b.code in section]
     rows = [row for b in quoted for table in markdown_tables(b.code) for row in table]
     assert len(rows) >= 10

@@ -3,6 +3,7 @@ at most MAX_THRESHOLDS of them shown, and a sentence on what a capped table leav
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import polars as pl
@@ -11,7 +12,15 @@ from support.report import Page, close_labels_table, continuous_table
 from polars_graded import report
 from polars_graded.api import per_threshold
 from polars_graded.measures.base import format_number
-from polars_graded.report.text import MAX_THRESHOLDS, threshold_notes, threshold_table
+from polars_graded.report.inputs import example_table
+from polars_graded.report.text import (
+    MAX_THRESHOLDS,
+    conventions,
+    legend,
+    procedure_lines,
+    threshold_notes,
+    threshold_table,
+)
 
 
 def test_close_labels_get_exact_and_distinct_threshold_names(tmp_path: Path) -> None:
@@ -61,3 +70,44 @@ def test_many_thresholds_give_a_bounded_table_that_says_what_it_leaves_out(
         got = frame.select("system", column).rows()
         want = expected.filter(pl.col("threshold") == t).select("system", "map").rows()
         assert sorted(got) == sorted(want)
+
+
+# --------------------------------------------------------------------------- the tests' words
+
+
+def test_the_tests_section_names_the_test_and_its_draws() -> None:
+    rep = report.compute_report(example_table(), ["ap"], trials=100, bootstrap=200)
+    lines = procedure_lines(rep)
+    assert lines[0].startswith("Marks ▲ / ▼ and every count of significance: the two-sided ")
+    assert "randomization test: 100 trials (2 queries)" in lines[0]
+    assert "bootstrap intervals: 200 resamples (2 queries)" in lines[1]
+    assert not any("normal limit" in line for line in lines)
+    markdown, page = report.to_markdown(rep), report.to_html(rep)
+    tests = markdown.split("## Tests")[1].split("## ")[0]
+    assert all(f"- {line}" in tests for line in lines)
+    assert all(html.escape(line) in page for line in lines)
+
+
+def test_under_the_normal_limit_the_report_says_so_with_the_query_count() -> None:
+    rep = report.compute_report(
+        example_table(), ["ap"], trials=100, bootstrap=200, large_sample="normal", all_pairs=True
+    )
+    lines = procedure_lines(rep)
+    assert "normal limit of the sign-flip distribution (2 queries" in lines[0]
+    assert "normal limit of the bootstrap (2 queries" in lines[1]
+    assert lines[2].startswith("p Tukey (section All pairs): randomized Tukey HSD: normal limit")
+    assert all("large_sample='normal'" in line for line in lines)
+    assert not any("100 trials" in line or "200 resamples" in line for line in lines)
+    assert "randomization test (its normal limit: 2 queries)" in legend(rep)
+    assert "bootstrap intervals (their normal limit: 2 queries)" in legend(rep)
+    tests = dict(conventions(rep))["Tests"]
+    assert "normal limit" in tests and "trials" not in tests and "resamples" not in tests
+
+
+def test_a_closed_form_test_decides_the_marks_and_the_randomization_column_is_named() -> None:
+    rep = report.compute_report(example_table(), ["ap"], trials=100, bootstrap=200, test="t")
+    lines = procedure_lines(rep)
+    assert lines[0].endswith(
+        "the two-sided paired t-test, computed in closed form (no resampling)."
+    )
+    assert lines[1] == "The p rand. column: randomization test: 100 trials (2 queries)."

@@ -337,3 +337,45 @@ def test_a_polars_frame_is_pointed_to_the_namespace() -> None:
     table = pl.DataFrame({"query": [1], "item": ["a"], "score": [1.0], "relevance": [1]})
     with pytest.raises(TypeError, match=r"df\.graded\.evaluate"):
         pgs.evaluate(table, ["ap"])  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- traffic weights
+
+
+def weighted(table: pl.DataFrame) -> pl.DataFrame:
+    """``table`` with a weight per query: its length (0 for the first query)."""
+    first = table["query"].min()
+    length = pl.col("query").str.len_chars().cast(pl.Int64)
+    traffic = pl.when(pl.col("query") == first).then(0).otherwise(length)
+    return table.with_columns(traffic=traffic)
+
+
+def test_weighted_values_and_summary_equal_polars(spark: SparkSession) -> None:
+    table = weighted(random_table(9, queries=25))
+    sdf = to_spark(spark, table)
+    got = pgs.evaluate(sdf, ["ap", "ndcg@10"], by="system", weight="traffic", partitions=3)
+    got = got.cache()  # evaluated once for both checks
+    expected = table.graded.evaluate(["ap", "ndcg@10"], by="system", weight="traffic")
+    assert_frame_equal(collected(got, ["system", "query"]), expected, check_exact=True)
+    # The geometric mean: the weighted form of the arithmetic one, on the logs.
+    summary = pgs.summarize(got, ["ap"], by="system", weight="traffic", mean="geometric")
+    frame = pl.from_arrow(summary.toArrow())
+    want = table.graded.summary(["ap"], by="system", weight="traffic", mean="geometric")
+    assert isinstance(frame, pl.DataFrame)
+    assert_frame_equal(frame, want, check_dtypes=False, rel_tol=1e-12, abs_tol=1e-15)
+
+
+def test_a_bad_weight_is_refused_on_the_driver(spark: SparkSession) -> None:
+    table = weighted(random_table(10, queries=4))
+    # Varying within one ranked list (a system's rows of a query); across systems it may.
+    varying = table.with_columns(traffic=pl.col("traffic") + pl.int_range(pl.len()))
+    with pytest.raises(pg.InvalidWeightError, match=r"\{(?:'system': '.*?', )?'query'"):
+        pgs.evaluate(to_spark(spark, varying), ["ap"], by="system", weight="traffic")
+    negative = table.with_columns(traffic=pl.lit(-1.0))
+    with pytest.raises(pg.InvalidWeightError, match="must be >= 0"):
+        pgs.summary(to_spark(spark, negative), ["ap"], by="system", weight="traffic")
+    with pytest.raises(MissingColumnError, match="no weight column 'clicks'"):
+        pgs.evaluate(to_spark(spark, table), ["ap"], by="system", weight="clicks")
+    with pytest.raises(ColumnTypeError, match="'traffic' \\(weight\\) must be numeric"):
+        text = table.with_columns(pl.col("traffic").cast(pl.String))
+        pgs.evaluate(to_spark(spark, text), ["ap"], by="system", weight="traffic")

@@ -391,3 +391,29 @@ def test_bad_options_are_refused(options: dict[str, Any], error: type, message: 
 def test_order_flips_needs_the_bounds_columns() -> None:
     with pytest.raises(InvalidValueError, match=r"needs the columns .* \['low', 'high'\] not"):
         order_flips(pl.DataFrame({"system": ["a"], "measure": ["ap"], "value": [0.1]}))
+
+
+def test_without_unjudged_rows_every_scenario_is_the_evaluated_mean() -> None:
+    # Every retrieved row judged, no negative label: the scenarios rank the same rows, so
+    # judgment_bounds takes them from one evaluation; each equals pg.summary's mean, and
+    # judged_only (trec_eval -J) evaluated on its own gives the same.
+    rng = np.random.default_rng(11)
+    n = 40
+    table = pl.DataFrame(
+        {
+            "system": ["a"] * n + ["b"] * n,
+            "query": [q // 5 for q in range(n)] * 2,
+            "item": [q % 5 for q in range(n)] * 2,
+            "score": rng.normal(size=2 * n),
+            "relevance": rng.integers(0, 3, 2 * n),
+        }
+    )
+    out = judgment_bounds(table, ["ap", "ndcg@3"])
+    summary = pg.summary(table, ["ap", "ndcg@3"], by="system").sort("system")
+    condensed = pg.summary(table, ["ap", "ndcg@3"], by="system", judged_only=True)
+    for measure in ("ap", "ndcg@3"):
+        mine = out.filter(pl.col("measure") == measure).sort("system")
+        for column in ("value", "unjudged_relevant", "judged_only", "low", "high"):
+            assert mine[column].to_list() == summary[measure].to_list(), column
+        assert mine["judged_only"].to_list() == condensed.sort("system")[measure].to_list()
+    assert out["unjudged"].to_list() == [0] * 4

@@ -137,6 +137,7 @@ def test_keywords() -> None:
         "correction": "bh",
         "test": DEFAULTS.test,
         "bootstrap_method": "bca",
+        "large_sample": DEFAULTS.large_sample,
     }
     assert Statistics(**keywords) == statistics
 
@@ -172,6 +173,10 @@ def test_frozen() -> None:
             "bootstrap_method must be 'percentile' or 'bca', got 'BCa'; did you mean 'bca'?",
         ),
         ({"bootstrap_method": None}, "bootstrap_method must be 'percentile' or 'bca', got None"),
+        (
+            {"large_sample": "clt"},
+            "large_sample must be 'auto', 'resample' or 'normal', got 'clt'",
+        ),
         # In the order of the fields: the first bad option is named.
         ({"alpha": 2, "trials": 0, "correction": "x"}, "trials must be an integer >= 1"),
         ({"alpha": 2, "correction": "x"}, "alpha must be a number strictly between 0 and 1"),

@@ -10,6 +10,8 @@ One module per command:
   per-query values of several systems.
 - :mod:`.gate`: ``polars-graded gate`` tests a candidate against a baseline with a margin and
   exits 1 when it fails.
+- :mod:`.diff`: ``polars-graded diff`` says why a mean moved from a baseline to a candidate:
+  the queries, the relevant items and the segments behind the change.
 - :mod:`.trec_eval`: ``polars-graded trec-eval`` takes trec_eval's options and prints its
   lines (a package: the command, trec_eval's measures, their lines, the output).
 - :mod:`.demo`: ``polars-graded demo`` runs the artificial experiment of the paper's §2.1.
@@ -44,7 +46,7 @@ from collections.abc import Sequence
 import polars as pl
 
 import polars_graded
-from polars_graded.cli import demo, evaluate, gate, report, trec_eval
+from polars_graded.cli import demo, diff, evaluate, gate, report, trec_eval
 from polars_graded.cli.options import measure_list
 from polars_graded.cli.parser import (
     INPUT_FAILURES,
@@ -58,7 +60,14 @@ from polars_graded.errors import GradedError
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS = (evaluate.COMMAND, demo.COMMAND, report.COMMAND, gate.COMMAND, trec_eval.COMMAND)
+_COMMANDS = (
+    evaluate.COMMAND,
+    demo.COMMAND,
+    report.COMMAND,
+    gate.COMMAND,
+    diff.COMMAND,
+    trec_eval.COMMAND,
+)
 _FAILURES = (GradedError, CommandError, OSError, pl.exceptions.PolarsError, *INPUT_FAILURES)
 """What is bad input, reported in one line; anything else keeps its traceback (a bug)."""
 

@@ -32,10 +32,12 @@ from polars_graded.cli.options import (
     InputHelp,
     add_input_options,
     add_ties_option,
+    add_weight_option,
     column_options,
     table_spec,
 )
 from polars_graded.cli.parser import Command, CommandError
+from polars_graded.cli.store import add_store_options, check_store_options, stored_values
 from polars_graded.cli.table import format_table
 from polars_graded.cli.values import check_folder, positive, split_measures
 from polars_graded.defaults import DEFAULT_MEASURES, ENGINE, SYSTEM
@@ -109,6 +111,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     _add_partition_options(parser)
+    add_store_options(parser)
     parser.add_argument(
         "--ranked",
         action="store_true",
@@ -118,6 +121,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     add_ties_option(parser)
+    add_weight_option(parser, "the printed summary's means (-o writes it beside the values)")
     parser.add_argument(
         "--mean",
         choices=plan.MEANS,
@@ -188,14 +192,22 @@ def run(args: argparse.Namespace) -> int:
     measures = named_measures(split_measures(args.measure or list(DEFAULT_MEASURES)))
     piped = args.output == STDOUT
     output = None if piped else output_path(args.output)  # a bad path fails before any work
-    frame, spec = _input(args)
-    per_query = _per_query(args, frame, measures, spec)
+    check_store_options(args)
+    if args.store is not None and args.weight is not None:
+        msg = "--weight is not available with --store: the store keeps no weights"
+        raise CommandError(msg)
+    if args.store is not None:  # a folder of hive partitions through a result store
+        per_query, spec = stored_values(args, measures)
+    else:
+        frame, spec = _input(args)
+        per_query = _per_query(args, frame, measures, spec)
     if piped:
         sys.stdout.write(json_ready(per_query).write_ndjson())
     elif output is not None:
         write_table(per_query, output)
-    names = [column for column in per_query.columns if column not in spec.keys]
-    summary = format_table(plan.summary(per_query.lazy(), names, spec.by, args.mean).collect())
+    names = [c for c in per_query.columns if c not in spec.keys and c != args.weight]
+    means = plan.summary(per_query.lazy(), names, spec.by, args.mean, weight=args.weight)
+    summary = format_table(means.collect())
     # With -o - stdout holds only the records, for jq and the like.
     print(summary, file=sys.stderr if piped else sys.stdout)
     return 0
@@ -227,13 +239,15 @@ def _per_query(
     with reading(args.table):
         if count is None:
             # The partitions' engine: splitting the table never changes a bit of the output.
-            return api.evaluate_spec(frame, measures, spec).collect(engine=ENGINE)
+            values = api.evaluate_spec(frame, measures, spec, weight=args.weight)
+            return values.collect(engine=ENGINE)
         return parquet.evaluate_parquet(
             args.table,
             measures,
             partitions=count,
             progress=not args.quiet and count > 1 and sys.stderr.isatty(),
             spill_dir=args.spill_dir,
+            weight=args.weight,
             **spec.options(),
         )
 
@@ -278,9 +292,10 @@ def _input(args: argparse.Namespace) -> tuple[pl.LazyFrame | TrecFiles, TableSpe
     if reads_table(args):
         spec = table_spec(args, by, ranked=args.ranked)
         keys, numbers = [*spec.keys, spec.item], [spec.score, spec.relevance]
-        return read_table(Path(args.table), keys, numbers=numbers), spec
-    if column_options(args):
-        msg = f"{COLUMN_FLAGS} name the columns of a TABLE, not of TREC files"
+        weights = [] if args.weight is None else [args.weight]
+        return read_table(Path(args.table), keys, numbers=[*numbers, *weights]), spec
+    if column_options(args) or args.weight is not None:
+        msg = f"{COLUMN_FLAGS}/--weight name the columns of a TABLE, not of TREC files"
         raise CommandError(msg)
     files = trec_files(args)
     paths = list(files.runs.values()) if isinstance(files.runs, dict) else files.runs

@@ -252,12 +252,14 @@ def systems_table(
     >>> frame.collect().height, source.endswith("t.parquet.")
     (1, True)
     """
+    weight = getattr(args, "weight", None)  # --weight, where the command has it
     if reads_table(args):
         keys, numbers = [*spec.keys, spec.item], [spec.score, spec.relevance]
+        numbers += [] if weight is None else [weight]
         frame = read_table(Path(args.table), keys, numbers=numbers)
         return frame, f"Input: {args.table}."
-    if column_options(args) or args.by != SYSTEM:
-        msg = f"--by/--system/{COLUMN_FLAGS} name columns of a TABLE, not of TREC files"
+    if column_options(args) or args.by != SYSTEM or weight is not None:
+        msg = f"--by/--system/{COLUMN_FLAGS}/--weight name columns of a TABLE, not of TREC files"
         raise CommandError(msg)
     files = trec_files(args)
     table = trec_table(files.runs, files.qrels, queries=files.queries)

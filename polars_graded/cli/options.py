@@ -31,6 +31,8 @@ from polars_graded.stats.options import (
     BOOTSTRAP_METHODS,
     CORRECTIONS,
     DEFAULTS,
+    LARGE_SAMPLES,
+    RESAMPLING_BUDGET,
     TESTS,
     Correction,
     Statistics,
@@ -135,6 +137,29 @@ def add_ties_option(parser: argparse.ArgumentParser) -> None:
         ),
     )
     add_compat_option(parser)
+
+
+def add_weight_option(parser: argparse.ArgumentParser, weighted: str) -> None:
+    """``--weight COLUMN``: a traffic weight per query (:mod:`polars_graded.weights`);
+    ``weighted`` says what it weights in this command.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_weight_option(parser, "the means")
+    >>> parser.parse_args([]).weight, parser.parse_args(["--weight", "traffic"]).weight
+    (None, 'traffic')
+    """
+    parser.add_argument(
+        "--weight",
+        metavar="COLUMN",
+        help=(
+            "a column of TABLE with each query's traffic (impressions, sessions): "
+            f"numeric, >= 0, the same on every row of a query; weights {weighted} by "
+            "it, sum(w*v)/sum(w) (queries stay the sampled units; weight 0 counts in num_q "
+            "only)"
+        ),
+    )
 
 
 def add_compat_option(parser: argparse.ArgumentParser) -> None:
@@ -261,6 +286,31 @@ def add_bootstrap_method_option(parser: argparse.ArgumentParser, intervals: str)
             f"the bootstrap method of {intervals}: percentile (the resamples' quantiles) or "
             f"bca (bias-corrected and accelerated, as scipy's; better for skewed measures "
             f"such as RR and P@1) (default: {default})"
+        ),
+    )
+
+
+def add_large_sample_option(parser: argparse.ArgumentParser) -> None:
+    """``--large-sample``: resample, or take the normal limits of the resampling
+    distributions (the choices of :data:`~polars_graded.stats.options.LARGE_SAMPLES`).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_large_sample_option(parser)
+    >>> parser.parse_args([]).large_sample, parser.parse_args(["--large-sample", "normal"])
+    ('auto', Namespace(large_sample='normal'))
+    """
+    default = DEFAULTS.large_sample
+    parser.add_argument(
+        "--large-sample",
+        choices=LARGE_SAMPLES,
+        default=default,
+        help=(
+            "how the bootstrap, the randomization test and the randomized Tukey HSD are "
+            "computed: resample (Monte Carlo draws), normal (their normal limits, exact as the "
+            f"queries grow, in O(queries)) or auto (resample up to {RESAMPLING_BUDGET:.0e} "
+            f"draws, queries x draws, else normal) (default: {default})"
         ),
     )
 

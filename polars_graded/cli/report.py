@@ -16,9 +16,11 @@ from polars_graded.cli.options import (
     add_bootstrap_method_option,
     add_correction_option,
     add_input_options,
+    add_large_sample_option,
     add_statistics_option,
     add_test_option,
     add_ties_option,
+    add_weight_option,
     statistics_arguments,
     table_spec,
 )
@@ -36,6 +38,7 @@ from polars_graded.errors import GradedError
 from polars_graded.report import build_report, require_extras
 from polars_graded.stats.options import DEFAULTS, MISSING_POLICIES
 from polars_graded.stats.segments import MIN_QUERIES, join_segment_table
+from polars_graded.weights import TRAFFIC, traffic_segments
 
 _INPUT: Final = InputHelp(
     table=(
@@ -112,7 +115,9 @@ def _add_section_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="COLUMN",
         help="a column putting each query in a segment (language, market...): adds the "
-        "section 'Segments'; repeat or separate with commas for several",
+        f"section 'Segments'; repeat or separate with commas for several; with --weight, "
+        f"'{TRAFFIC}' (if TABLE has no such column) puts each query in head, torso or tail "
+        "by its cumulative share of the traffic (50%%, 80%%: polars_graded.traffic_segments)",
     )
     parser.add_argument(
         "--segment-table",
@@ -120,6 +125,13 @@ def _add_section_options(parser: argparse.ArgumentParser) -> None:
         help="a .parquet or .csv/.tsv table of query attributes (the query column, then "
         "segment columns), joined to the input on the query: how TREC runs get segments; "
         "its other columns are the segments unless --segment names some",
+    )
+    parser.add_argument(
+        "--trend",
+        metavar="COLUMN",
+        help="a column of periods (a day, a week): adds the section 'Trend', every system "
+        "against the baseline per period; a query is then a (period, query) pair in every "
+        "section",
     )
     parser.add_argument(
         "--min-queries",
@@ -159,6 +171,8 @@ def _add_statistics_options(parser: argparse.ArgumentParser) -> None:
     )
     add_bootstrap_method_option(parser, "the bootstrap intervals")
     add_test_option(parser, "the marks, the letters and the counts of significant differences")
+    add_large_sample_option(parser)
+    add_weight_option(parser, "every mean, interval and test of the report")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -194,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
     with reading(args.table):
         baseline = baseline_text(args.baseline, frame, args.by)
         frame, segment = with_segments(frame, args, spec.query)
+        frame = with_traffic(frame, args, segment, spec.query)
         files = build_report(
             frame,
             out,
@@ -208,6 +223,8 @@ def run(args: argparse.Namespace) -> int:
             segment=segment,
             min_queries=args.min_queries,
             unjudged_label=args.unjudged_label,
+            trend=args.trend,
+            weight=args.weight,
             latex=args.latex,
             progress=not args.quiet and sys.stderr.isatty(),
         )
@@ -268,6 +285,41 @@ segment is null, shown as (null)
     except GradedError as error:  # said of the file the user named
         raise CommandError(f"--segment-table {path}: {error}") from error
     return joined, segment
+
+
+def with_traffic(
+    frame: pl.LazyFrame | pl.DataFrame, args: argparse.Namespace, segment: list[str], query: str
+) -> pl.LazyFrame | pl.DataFrame:
+    """The input with the column ``traffic`` (head, torso, tail:
+    :func:`~polars_graded.weights.traffic_segments` of ``--weight``) when ``--segment``
+    names it and the input has no such column; else the input as it is.
+
+    Examples
+    --------
+    >>> from polars_graded.cli import build_parser
+    >>> args = build_parser().parse_args(
+    ...     ["report", "t.csv", "--weight", "w", "--segment", "traffic"])
+    >>> runs = pl.DataFrame({"query": [1, 1, 2, 3], "w": [5, 5, 3, 2]})
+    >>> with_traffic(runs, args, ["traffic"], "query")["traffic"].to_list()
+    ['head', 'head', 'torso', 'tail']
+    """
+    if TRAFFIC not in segment:
+        return frame
+    if args.weight == TRAFFIC:
+        msg = (
+            f"--segment {TRAFFIC} --weight {TRAFFIC}: the segments would replace the "
+            f"weights; rename the weight column (e.g. to impressions) first"
+        )
+        raise CommandError(msg)
+    if TRAFFIC in frame.lazy().collect_schema():  # the table's own segments
+        return frame
+    if args.weight is None:
+        msg = f"--segment {TRAFFIC}: the table has no such column; give --weight to derive it"
+        raise CommandError(msg)
+    segments = traffic_segments(frame, args.weight, query=query)
+    if isinstance(frame, pl.LazyFrame):
+        return frame.join(segments.lazy(), on=query)
+    return frame.join(segments, on=query)
 
 
 def baseline_text(text: str | None, frame: pl.LazyFrame | pl.DataFrame, by: str) -> str | None:

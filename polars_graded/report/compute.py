@@ -13,16 +13,19 @@ from typing import Literal, Unpack
 
 import polars as pl
 
-from polars_graded import api
+from polars_graded import api, plan
 from polars_graded.defaults import ENGINE, REPORT_MEASURES
 from polars_graded.errors import InvalidValueError, MissingColumnError
 from polars_graded.frames import Table, as_polars
-from polars_graded.measures import as_measures
+from polars_graded.measures import MuAP, as_measures
+from polars_graded.measures.kernels import mu_ap_thresholds
 from polars_graded.options import ColumnOptions, TableSpec
 from polars_graded.report.content import Description, Report, Settings
 from polars_graded.report.inputs import report_spec
 from polars_graded.report.sections import BLOCK_STEPS
+from polars_graded.report.sizing import report_sizing
 from polars_graded.report.ties import tie_effects
+from polars_graded.report.trend import trend_units
 from polars_graded.scale.progress import Progress, progress_bar
 from polars_graded.stats.baseline import compare_with
 from polars_graded.stats.grid import order_systems, query_grid
@@ -30,6 +33,7 @@ from polars_graded.stats.options import (
     DEFAULTS,
     BootstrapMethod,
     Correction,
+    LargeSample,
     MissingPolicy,
     Statistics,
     Test,
@@ -135,20 +139,25 @@ class ReportOptions(ColumnOptions, total=False):
     correction: Correction
     bootstrap_method: BootstrapMethod
     test: Test
+    large_sample: LargeSample
     segment: str | Sequence[str]
     min_queries: int
     title: str
     differences: Sequence[str] | Literal["all"] | None
     source: str
     unjudged_label: float | None
+    trend: str | None
+    weight: str | None
     progress: bool
 
 
 BLOCK_STEP_NAMES = {
     "add_pairs": "all pairs (randomization test, Tukey HSD)",
     "add_segments": "segments",
+    "add_moved": "what moved (the queries behind each difference)",
     "add_judgments": "judgment bounds (the runs evaluated twice more)",
     "add_stability": "stability of the order of systems",
+    "add_trend": "trend (the comparison per period)",
 }
 """How the progress names a section's step (else by its function's name)."""
 
@@ -263,12 +272,15 @@ def compute_report(
     correction: Correction = DEFAULTS.correction,
     bootstrap_method: BootstrapMethod = DEFAULTS.bootstrap_method,
     test: Test = DEFAULTS.test,
+    large_sample: LargeSample = DEFAULTS.large_sample,
     segment: str | Sequence[str] = (),
     min_queries: int = MIN_QUERIES,
     title: str = Settings.title,
     differences: Sequence[str] | Literal["all"] | None = None,
     source: str = "",
     unjudged_label: float | None = None,
+    trend: str | None = None,
+    weight: str | None = None,
     progress: bool = False,
     **columns: Unpack[ColumnOptions],
 ) -> Report:
@@ -309,6 +321,11 @@ def compute_report(
         The paired test that decides every mark, letter and count of significance:
         ``"randomization"`` (default), ``"t"`` or ``"wilcoxon"`` (see
         :func:`~polars_graded.stats.compare.compare`); the tables show its p-values.
+    large_sample
+        Resample (``"resample"``), take the normal limit of each resampling distribution
+        (``"normal"``), or choose per procedure by its cost (``"auto"``, default: on a log of
+        many queries the limit; :func:`~polars_graded.stats.limits.resampling_plan`). The
+        section "Tests" says, per procedure, which was used and why.
     segment
         Columns of the table that put each query in a segment (a language, a market): the
         section "Segments" tests every system against the baseline per segment.
@@ -323,6 +340,17 @@ def compute_report(
     unjudged_label
         The label an unjudged retrieved row gets in the upper scenario of the section
         "Incomplete judgments" (default: the table's top label).
+    trend
+        A column of periods (a day, a week): adds the section "Trend", every system against
+        the baseline per period (:func:`~polars_graded.stats.trends.trend`, ``report.trend``).
+        A period is then part of a query's identity: every section treats each
+        (period, query) as one query, named ``<period>/<query>``
+        (:func:`~polars_graded.report.trend.trend_units`).
+    weight
+        A column of traffic weights, one per query (see :func:`polars_graded.evaluate`):
+        every comparison (baseline, all pairs, segments) is then traffic-weighted, as
+        :func:`~polars_graded.stats.compare.compare` with ``weight=``; the per-query
+        values carry it.
     progress
         Show on stderr which step is under way, k of n (evaluating, comparing, all pairs,
         judgment bounds, ...; :data:`COMPUTING`): a ``tqdm.auto`` bar when tqdm is
@@ -364,10 +392,13 @@ def compute_report(
     spec = report_spec(columns, system)
     lf = frame.lazy()
     _require_system(lf, spec)
+    if trend is not None:  # before any number: the unit is (period, query) everywhere
+        lf = trend_units(lf, spec, trend)
     names = tuple(str(m) for m in as_measures(measures or list(REPORT_MEASURES)))
     with report_steps(progress) as steps:  # an error (in a step, in the settings) ends the line
         steps.start("evaluating")
-        per_query = api.evaluate_spec(lf, list(names), spec).collect(engine=ENGINE)
+        values = api.evaluate_spec(lf, list(names), spec, weight=weight)
+        per_query = values.collect(engine=ENGINE)
         settings = Settings(
             measures=names,
             baseline=_baseline(per_query, spec, baseline),
@@ -384,6 +415,7 @@ def compute_report(
                 correction,
                 test=test,
                 bootstrap_method=bootstrap_method,
+                large_sample=large_sample,
             ),
             ties=spec.ties,
             compat=spec.compat,
@@ -391,6 +423,8 @@ def compute_report(
             segment=(segment,) if isinstance(segment, str) else tuple(segment),
             min_queries=min_queries,
             unjudged_label=unjudged_label,
+            trend=trend,
+            weight=weight,
         )
         return _report(lf, per_query, spec, settings, source, steps=steps)
 
@@ -444,9 +478,10 @@ def _report(
         by=system,
         query=spec.query,
         baseline=settings.baseline,
+        weight=settings.weight,
     ).rename({system: "system"})  # the key is ``system`` in the report
     steps.start("MAP by threshold")
-    thresholds = api.per_threshold_spec(lf, spec).collect()
+    thresholds = _thresholds(lf, per_query, spec, settings.measures)
     order = _order(comparison, settings)
     steps.start("describing the data")
     description = _describe(lf, spec)
@@ -465,11 +500,28 @@ def _report(
         system=system,
         query=spec.query,
         source=source,
+        sizing=report_sizing(per_query, settings, system=system, query=spec.query),
     )
     for step in BLOCK_STEPS:
         steps.start(_section_step(step))
         report = step(lf, spec, report)
     return report
+
+
+def _thresholds(
+    lf: pl.LazyFrame, per_query: pl.DataFrame, spec: TableSpec, measures: Sequence[str]
+) -> pl.DataFrame:
+    """:func:`~polars_graded.api.per_threshold` by system; when the report evaluated
+    ``mu_ap`` already, its µMAP is read from ``per_query`` rather than evaluated again (on a
+    log, every evaluation is a sort of the whole table)."""
+    mu_ap = str(MuAP())
+    if mu_ap not in measures:
+        return api.per_threshold_spec(lf, spec).collect()
+    mu_ap_thresholds.check_by(spec)
+    values = per_query.lazy().select(*spec.by, spec.query, mu_ap)
+    means = plan.summary(values, [mu_ap], spec.by).collect()
+    names = {plan.SUMMARY_COUNT: mu_ap_thresholds.QUERIES, mu_ap: mu_ap_thresholds.MU_MAP}
+    return mu_ap_thresholds.breakdown(lf, spec, means.rename(names))
 
 
 def _order(comparison: pl.DataFrame, settings: Settings) -> tuple[str, ...]:

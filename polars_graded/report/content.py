@@ -7,6 +7,7 @@ import datetime as dt
 import platform
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -14,6 +15,9 @@ from polars_graded.defaults import SYSTEM
 from polars_graded.options import DEFAULT_COMPAT, Compat, TableSpec, Ties
 from polars_graded.stats.options import DEFAULTS, Statistics
 from polars_graded.stats.segments import MIN_QUERIES
+
+if TYPE_CHECKING:  # a Diff is only held here; the report computes it in report/moved.py
+    from polars_graded.stats.diff import Diff
 
 FILES: tuple[str, str, str] = ("report.html", "report.md", "per_query.parquet")
 """The files of a report, in the order of :class:`~polars_graded.report.ReportFiles`."""
@@ -50,6 +54,9 @@ class Settings:
     segment: tuple[str, ...] = ()
     min_queries: int = MIN_QUERIES
     unjudged_label: float | None = None
+    trend: str | None = None
+    weight: str | None = None
+    """The column of traffic weights every mean, interval and test is weighted by."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +106,12 @@ class Report:
     (``Settings.segment``; ``None`` without one); ``judgments``: each mean with unjudged rows
     counted as not relevant, as relevant, and removed; ``stability``: Kendall's tau and
     tau_AP between the orders of systems under each variant; ``power``: discriminative
-    power per measure. ``system`` and ``query`` name the key columns of ``per_query``.
+    power per measure. ``trend``: per period of ``Settings.trend`` and system, the
+    comparison with the baseline and what changed since the previous period
+    (:func:`~polars_graded.stats.trends.trend`; ``None`` without a trend column).
+    ``moved``: per system but the baseline, why its first measure's mean differs from the
+    baseline's (:func:`~polars_graded.stats.diff.diff_with`: the top queries, their moved
+    items, the segments). ``system`` and ``query`` name the key columns of ``per_query``.
     ``outputs``: the files the report is written to, which the page's footer and the
     Markdown's last line name (:data:`FILES`, and ``report.tex`` when
     :func:`~polars_graded.report.write_report` writes it).
@@ -125,6 +137,12 @@ class Report:
     judgments: pl.DataFrame | None = None
     stability: pl.DataFrame | None = None
     power: pl.DataFrame | None = None
+    trend: pl.DataFrame | None = None
+    moved: tuple[Diff, ...] = ()
+    sizing: pl.DataFrame | None = None
+    """Per measure and system, the difference the paired t-test detects and the queries it
+    would need for 0.01 (:func:`~polars_graded.report.sizing.report_sizing`; ``power`` is
+    discriminative power)."""
     system: str = SYSTEM
     query: str = TableSpec.query
     source: str = ""

@@ -18,6 +18,7 @@ from polars_graded.report.blocks import Figure, Section, Table
 from polars_graded.report.charts import (
     data_uri,
     differences,
+    distribution_note,
     measure_bars,
     threshold_curves,
     threshold_lines,
@@ -26,6 +27,7 @@ from polars_graded.report.compute import paired_differences
 from polars_graded.report.content import VERSION, Report
 from polars_graded.report.names import full_text, short_names
 from polars_graded.report.sections import block_sections
+from polars_graded.report.sizing import sizing_lines
 from polars_graded.report.text import (
     BETTER,
     CORRECTION_HEADERS,
@@ -39,6 +41,7 @@ from polars_graded.report.text import (
     fmt_diff,
     legend,
     marker,
+    procedure_lines,
     query_counts,
     threshold_notes,
     threshold_table,
@@ -363,15 +366,15 @@ def _thresholds(report: Report) -> str:
 
 def _differences(report: Report) -> str:
     s = report.settings
-    figures = [
-        _figure(
-            differences(paired_differences(report, m), m, report.order, report.comparison),
-            f"per-query differences of {m}",
+    figures = []
+    for m in s.differences:
+        paired = paired_differences(report, m)
+        caption = (
             f"{m}: per query, each system's value minus {s.baseline}'s, sorted; "
-            "blue: better than the baseline, orange: worse.",
+            f"blue: better than the baseline, orange: worse. {distribution_note(paired)}"
         )
-        for m in s.differences
-    ]
+        png = differences(paired, m, report.order, report.comparison)
+        figures.append(_figure(png, f"per-query differences of {m}", caption.rstrip()))
     return _section("differences", *figures)
 
 
@@ -387,8 +390,12 @@ def _tests(report: Report) -> str:
                 + f"<td>{_mark(rows[name, m])}</td>", f' data-measure="{html.escape(m)}"')
             for name in report.order
         ]  # fmt: skip
+    procedures = [_legend(line) for line in [*procedure_lines(report), *sizing_lines(report)]]
     return _section(
-        "details", _legend(legend(report)), _table("tests-table", head, body, "compact")
+        "details",
+        _legend(legend(report)),
+        *procedures,
+        _table("tests-table", head, body, "compact"),
     )
 
 

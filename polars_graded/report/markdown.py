@@ -17,11 +17,13 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from polars_graded.report.blocks import Figure, Section, Table
+from polars_graded.report.charts import distribution_note
 from polars_graded.report.compute import paired_differences
 from polars_graded.report.content import FILES, Report
 from polars_graded.report.html import shown_test_columns
 from polars_graded.report.names import one_line, short_names, with_short_names
 from polars_graded.report.sections import block_sections
+from polars_graded.report.sizing import sizing_lines
 from polars_graded.report.text import (
     SECTIONS,
     cell_text,
@@ -32,6 +34,7 @@ from polars_graded.report.text import (
     fmt_diff,
     legend,
     marker,
+    procedure_lines,
     query_counts,
     threshold_notes,
     threshold_table,
@@ -99,7 +102,9 @@ def to_markdown(report: Report) -> str:
     lines += _frame(_shown(threshold_table(report), report))
     lines += [part for note in threshold_notes(report) for part in ("", _text(note))]
     lines += ["", f"## {SECTIONS['differences']}", "", *_differences(report)]
-    lines += ["", f"## {SECTIONS['details']}", "", _text(legend(report)), "", *_tests(report)]
+    lines += ["", f"## {SECTIONS['details']}", "", _text(legend(report)), ""]
+    lines += [f"- {escape(line)}" for line in [*procedure_lines(report), *sizing_lines(report)]]
+    lines += ["", *_tests(report)]
     for section in block_sections(report):
         lines += ["", *_block_section(section)]
     lines += ["", f"## {SECTIONS['ties']}", "", *_ties(report)]
@@ -184,8 +189,9 @@ def _differences(report: Report) -> list[str]:
         frame = _shown(frame.with_columns(pl.exclude("system").cast(pl.Int64)), report)
         caption = (
             f"{m}: per query, each system's value minus {s.baseline}'s, sorted; wins / ties / "
-            "losses: the queries where it is above, equal to and below the baseline."
-        )
+            "losses: the queries where it is above, equal to and below the baseline. "
+            f"{distribution_note(diffs)}"
+        ).rstrip()
         out += [f"**{escape(m)}**", "", *_frame(frame), "", _figure(caption), ""]
     return out[:-1]
 

@@ -12,7 +12,7 @@ from polars_graded.options import TableSpec
 from polars_graded.report.blocks import Section, Table
 from polars_graded.report.content import Report
 from polars_graded.report.names import with_short_names
-from polars_graded.report.text import fmt, significance_test
+from polars_graded.report.text import fmt, resampling, significance_test
 from polars_graded.stats.grid import P_VALUES
 from polars_graded.stats.options import CORRECTION_NAMES, Statistics, Test
 from polars_graded.stats.pairs import compact_letters, compare_pairs_with
@@ -75,6 +75,7 @@ def add_pairs(lf: pl.LazyFrame, spec: TableSpec, report: Report) -> Report:
         s.statistics,
         by=system,
         query=report.query,
+        weight=s.weight,
     )
     keys = {f"{system}_a": "system_a", f"{system}_b": "system_b"}
     return replace(report, pairs=pairs.rename(keys))
@@ -145,7 +146,7 @@ def _sentence(report: Report) -> str:
     pairs = f"{count} pair{'s' * (count != 1)}"
     return (
         f"Every system against every other ({n} systems, {pairs} per measure): "
-        f"{significance_test(stats)}, p-values "
+        f"{significance_test(stats, resampling(report))}, p-values "
         f"{CORRECTION_NAMES[stats.correction]} over the {pairs} of each measure, "
         f"α = {stats.alpha:g}. Beside it, the randomized Tukey HSD (Carterette 2012: one "
         "distribution of the largest difference of means, from permuting each query's "
@@ -161,6 +162,8 @@ def _floor(report: Report) -> str:
     n = len(report.order)
     floor = n * (n - 1) // 2 / (stats.trials + 1)
     if stats.test != "randomization" or stats.correction != "holm" or floor < stats.alpha:
+        return ""
+    if resampling(report).normal("randomization"):  # the limit has no floor of 1 / trials
         return ""
     return (
         f" With {stats.trials:,} trials no Holm-adjusted p-value can fall below "
@@ -206,10 +209,11 @@ def _pairs_table(report: Report, pairs: pl.DataFrame, measure: str) -> pl.DataFr
 def _letters_caption(report: Report) -> str:
     s = report.settings
     stats = s.statistics
+    test = significance_test(stats, resampling(report))
     return (
         "Mean and compact letters per measure (Piepho 2004): two systems that share a letter "
         f"are not significantly different at α = {stats.alpha:g} "
-        f"({significance_test(stats)}, {CORRECTION_NAMES[stats.correction]}); a marks the "
+        f"({test}, {CORRECTION_NAMES[stats.correction]}); a marks the "
         "best mean. "
         "polars_graded.compact_letters(pairs, measure, p_value='p_tukey') gives the letters "
         "of the Tukey HSD."

@@ -61,6 +61,7 @@ def add_segments(lf: pl.LazyFrame, spec: TableSpec, report: Report) -> Report:
         query=spec.query,
         baseline=s.baseline,
         min_queries=s.min_queries,
+        weight=s.weight,
     )
     return dataclasses.replace(report, segments=segments.rename({system: "system"}))
 

@@ -28,7 +28,7 @@ from polars_graded.report.blocks import Figure, Part, Section, Table
 from polars_graded.report.charts import tau_heatmap
 from polars_graded.report.content import Report
 from polars_graded.report.pairs import deciding_p
-from polars_graded.report.text import fmt, map_name, shown_thresholds, significance_test
+from polars_graded.report.text import fmt, map_name, resampling, shown_thresholds, significance_test
 from polars_graded.report.ties import tie_rule
 from polars_graded.stats.grid import system_means
 from polars_graded.stats.options import CORRECTION_NAMES
@@ -314,7 +314,7 @@ def _power(report: Report) -> list[Part]:
         )
     text = (
         "Discriminative power (Sakai 2006): per measure, the pairs of systems whose "
-        f"difference is significant ({significance_test(stats)}, "
+        f"difference is significant ({significance_test(stats, resampling(report))}, "
         f"{CORRECTION_NAMES[stats.correction]} across the pairs of each measure, "
         f"α = {stats.alpha:g}). {verdict}"
     )

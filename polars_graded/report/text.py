@@ -11,6 +11,7 @@ from polars_graded.measures.base import format_number
 from polars_graded.options import SCORE_PRECISION, Compat, Ties
 from polars_graded.report.content import Report
 from polars_graded.report.names import shortened
+from polars_graded.stats.limits import ResamplingPlan, resampling_plan
 from polars_graded.stats.options import CORRECTION_NAMES, TEST_NAMES, Statistics
 
 DECIMALS = 4
@@ -205,35 +206,137 @@ def legend(report: Report) -> str:
     '▲ / ▼: significantly better / worse than the baseline a: two'
     """
     s = report.settings
-    stats = s.statistics
+    stats, plan = s.statistics, resampling(report)
     others = len(report.order) - 1
+    intervals = f"{'BCa ' * (stats.bootstrap_method == 'bca')}bootstrap intervals " + (
+        f"(their normal limit: {plan.bootstrap.n_queries:,} queries)"
+        if plan.normal("bootstrap")
+        else f"({stats.bootstrap:,} resamples)"
+    )
     return (
         f"{BETTER} / {WORSE}: significantly better / worse than the baseline {s.baseline}: "
-        f"{significance_test(stats)} on the "
+        f"{significance_test(stats, plan)} on the "
         f"per-query values, p-values {CORRECTION_NAMES[stats.correction]} over the {others} "
-        f"comparison(s) with the baseline of each measure, α = {stats.alpha:g}. Means over "
-        f"queries; the mean of mu_ap is µMAP and of ap is MAP. Every test's "
+        f"comparison(s) with the baseline of each measure, α = {stats.alpha:g}. "
+        f"{_means_words(s.weight)}; the mean of mu_ap is µMAP and of ap is MAP. Every test's "
         f"{CORRECTION_NAMES[stats.correction]} p-values, the effect sizes (d_z: mean / "
         f"standard deviation of the per-query differences; change: relative to the "
-        f"baseline's mean) and {stats.confidence:.0%} "
-        f"{'BCa ' * (stats.bootstrap_method == 'bca')}bootstrap intervals "
-        f"({stats.bootstrap:,} resamples) are in the details."
+        f"baseline's mean) and {stats.confidence:.0%} {intervals} are in the details."
     )
 
 
-def significance_test(stats: Statistics) -> str:
-    """The test that decides significance, as the report's sentences name it.
+def _means_words(weight: str | None) -> str:
+    """What a mean is: over queries, or weighted by the traffic column.
+
+    Examples
+    --------
+    >>> _means_words(None), _means_words("clicks")
+    ('Means over queries', 'Means over queries weighted by clicks (Σ w·v / Σ w), as are \
+the tests and intervals')
+    """
+    if weight is None:
+        return "Means over queries"
+    return f"Means over queries weighted by {weight} (Σ w·v / Σ w), as are the tests and intervals"
+
+
+def significance_test(stats: Statistics, plan: ResamplingPlan | None = None) -> str:
+    """The test that decides significance, as the report's sentences name it; with the
+    ``plan`` the comparisons followed (:func:`resampling`), a randomization test in its
+    normal limit is named so.
 
     Examples
     --------
     >>> significance_test(Statistics(trials=500)), significance_test(Statistics(test="wilcoxon"))
     ('two-sided paired randomization test (500 trials, seed 0)', \
 'two-sided Wilcoxon signed-rank test')
+    >>> significance_test(Statistics(), resampling_plan(200_000, 3, Statistics()))
+    'two-sided paired randomization test (its normal limit: 200,000 queries)'
     """
     name = TEST_NAMES[stats.test]
     if stats.test != "randomization":
         return name
+    if plan is not None and plan.normal("randomization"):
+        return f"{name} (its normal limit: {plan.randomization.n_queries:,} queries)"
     return f"{name} ({stats.trials:,} trials, seed {stats.seed})"
+
+
+def resampling(report: Report) -> ResamplingPlan:
+    """How the report's comparisons computed each resampling procedure: the
+    :func:`~polars_graded.stats.limits.resampling_plan` of its compared queries and systems,
+    as the comparisons themselves read it.
+
+    Examples
+    --------
+    >>> from polars_graded.report import compute_report
+    >>> from polars_graded.report.inputs import example_table
+    >>> rep = compute_report(example_table(), ["ap"], trials=100, bootstrap=100)
+    >>> resampling(rep).bootstrap.describe()
+    'bootstrap intervals: 100 resamples (2 queries)'
+    """
+    queries = int(report.comparison.get_column("n_queries").max() or 0)  # type: ignore[arg-type]
+    return resampling_plan(queries, len(report.order), report.settings.statistics)
+
+
+def _randomization_words(stats: Statistics, plan: ResamplingPlan) -> str:
+    """The randomization test's draws in the conventions: trials, or its normal limit."""
+    if plan.normal("randomization"):
+        return f"(its normal limit: {plan.randomization.n_queries:,} queries)"
+    return f"({stats.trials:,} trials, seed {stats.seed})"
+
+
+def _bootstrap_words(stats: Statistics, plan: ResamplingPlan) -> str:
+    """The intervals in the conventions: the bootstrap's resamples, or its normal limit.
+
+    Examples
+    --------
+    >>> _bootstrap_words(Statistics(bootstrap=500), resampling_plan(50, 2, Statistics()))
+    'percentile bootstrap over queries for the 95% intervals (500 resamples, seed 0)'
+    >>> _bootstrap_words(Statistics(), resampling_plan(10**6, 2, Statistics()))
+    'the normal limit of the percentile bootstrap over queries for the 95% intervals \
+(1,000,000 queries)'
+    """
+    name = f"{BOOTSTRAP_NAMES[stats.bootstrap_method]} over queries for the "
+    name += f"{stats.confidence:.0%} intervals"
+    if plan.normal("bootstrap"):
+        return f"the normal limit of the {name} ({plan.bootstrap.n_queries:,} queries)"
+    return f"{name} ({stats.bootstrap:,} resamples, seed {stats.seed})"
+
+
+def procedure_lines(report: Report) -> list[str]:
+    """The section "Tests": one sentence per procedure behind a number, saying which test
+    decides the marks and, per resampling procedure, its draws or that it took the normal
+    limit and why, with the number of queries
+    (:meth:`~polars_graded.stats.limits.Choice.describe`).
+
+    Examples
+    --------
+    >>> from polars_graded.report import compute_report
+    >>> from polars_graded.report.inputs import example_table
+    >>> rep = compute_report(example_table(), ["ap"], trials=100, bootstrap=100)
+    >>> for line in procedure_lines(rep):
+    ...     print(line)
+    Marks ▲ / ▼ and every count of significance: the two-sided paired randomization test; \
+randomization test: 100 trials (2 queries).
+    Intervals: bootstrap intervals: 100 resamples (2 queries).
+    """
+    stats, plan = report.settings.statistics, resampling(report)
+    marks = (
+        f"Marks {BETTER} / {WORSE} and every count of significance: the {TEST_NAMES[stats.test]}"
+    )
+    if stats.test == "randomization":
+        lines = [f"{marks}; {plan.randomization.describe()}."]
+    else:
+        lines = [
+            f"{marks}, computed in closed form (no resampling).",
+            f"The p rand. column: {plan.randomization.describe()}.",
+        ]
+    bootstrap = f"Intervals: {plan.bootstrap.describe()}"
+    if plan.normal("bootstrap") and stats.bootstrap_method == "bca":
+        bootstrap += " (BCa takes the same normal interval in the limit)"
+    lines.append(bootstrap + ".")
+    if report.settings.all_pairs and report.pairs is not None:
+        lines.append(f"p Tukey (section All pairs): {plan.tukey.describe()}.")
+    return lines
 
 
 # --------------------------------------------------------------------------- thresholds
@@ -430,7 +533,7 @@ def conventions(report: Report) -> list[tuple[str, str]]:
     ['Ranking', 'Labels', 'Gain', 'Levels']
     """
     s, d = report.settings, report.description
-    st = s.statistics
+    st, plan = s.statistics, resampling(report)
     levels = [v for v in d.levels["relevance"].to_list() if v > 0]
     return [
         ("Ranking", _ranking_convention(s.ties, s.compat, d.item_type)),
@@ -446,10 +549,9 @@ def conventions(report: Report) -> list[tuple[str, str]]:
          "counts in the means (trec_eval -c)."),
         ("Missing queries", f"missing = {st.missing}: {_MISSING[st.missing]}."),
         ("Tests", f"paired against {s.baseline}: two-sided paired t-test and randomization "
-         f"test ({st.trials:,} trials, seed {st.seed}); p-values "
+         f"test {_randomization_words(st, plan)}; p-values "
          f"{CORRECTION_NAMES[st.correction]} over the systems of each measure; "
-         f"α = {st.alpha:g}; {BOOTSTRAP_NAMES[st.bootstrap_method]} over queries for the "
-         f"{st.confidence:.0%} intervals ({st.bootstrap:,} resamples, seed {st.seed})."),
+         f"α = {st.alpha:g}; {_bootstrap_words(st, plan)}."),
         ("Version", report.versions),
     ]  # fmt: skip
 

@@ -11,6 +11,9 @@
   one line), which the report's steps draw too.
 - :mod:`.trec`: :func:`evaluate_trec`, TREC runs larger than memory (converted to Parquet in
   bounded memory, then evaluated as above).
+- :mod:`.store`: :func:`~polars_graded.scale.store.evaluate_store`, a log of hive partitions
+  evaluated into a result store, only new or changed partitions each run;
+  :mod:`.fingerprint` finds the partitions and names their entries.
 
 The Parquet sources themselves (globs, hive folders, files that cannot be read) are
 :mod:`polars_graded.io.parquet_tables`'.

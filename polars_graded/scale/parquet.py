@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Unpack
 
@@ -60,6 +61,7 @@ from polars_graded.scale import spill
 from polars_graded.scale.memory import estimate_peak_memory
 from polars_graded.scale.partitions import partition_count, partition_index, partition_keys
 from polars_graded.scale.progress import progress_bar
+from polars_graded.weights import attach_weights, check_weights
 
 
 def evaluate_parquet(
@@ -70,6 +72,7 @@ def evaluate_parquet(
     partitions: int | None = None,
     progress: bool = False,
     spill_dir: str | Path | None = None,
+    weight: str | None = None,
     **columns: Unpack[ColumnOptions],
 ) -> pl.DataFrame:
     """Per-query values of Parquet larger than memory, evaluated in partitions of queries.
@@ -101,6 +104,10 @@ def evaluate_parquet(
         folder, removed at the end): about 1.5 times the bytes of the source's files must
         be free there. Default: the system's temporary folder (``tempfile.gettempdir()``,
         ``TMPDIR`` if set).
+    weight
+        A column of traffic weights, one per query, as for ``df.graded.evaluate``: checked
+        over the whole source first (one more streaming read of the query and weight
+        columns), then carried into the result after the keys.
     **columns
         ``query=``, ``item=``, ``score=``, ``relevance=``, ``by=``, as for
         ``df.graded.evaluate``.
@@ -108,7 +115,8 @@ def evaluate_parquet(
     Returns
     -------
     polars.DataFrame
-        One row per ``by + [query]`` (sorted), one Float64 column per measure.
+        One row per ``by + [query]`` (sorted), the weight with ``weight=``, one Float64
+        column per measure.
 
     Raises
     ------
@@ -119,6 +127,8 @@ def evaluate_parquet(
     SpillError
         The partitions cannot be written under ``spill_dir`` (too little free disk, or the
         write failed for lack of space); the message names the folder.
+    InvalidWeightError
+        A bad weight (:func:`polars_graded.weights.check_weights`).
 
     Warns
     -----
@@ -151,6 +161,8 @@ def evaluate_parquet(
     wanted = as_named_measures(measures)
     with reading(source):
         scan = scan_source(source)
+        if weight is not None:
+            check_weights(scan, weight, cols.keys)
         count = partition_count(
             scan,
             source,
@@ -160,7 +172,14 @@ def evaluate_parquet(
             partitions=partitions,
         )
         return _evaluate_in_partitions(
-            scan, source, wanted, cols, count, progress=progress, spill_dir=spill_dir
+            scan,
+            source,
+            wanted,
+            cols,
+            count,
+            progress=progress,
+            spill_dir=spill_dir,
+            weight=weight,
         )
 
 
@@ -173,12 +192,14 @@ def summary_parquet(
     progress: bool = False,
     spill_dir: str | Path | None = None,
     mean: plan.MeanKind = MEAN,
+    weight: str | None = None,
     **columns: Unpack[ColumnOptions],
 ) -> pl.DataFrame:
     """``num_q`` and the mean of each measure per ``by`` group, for Parquet larger than memory.
 
     Takes the arguments of :func:`evaluate_parquet` and ``mean=`` (``"geometric"`` for
     trec_eval's geometric mean, see ``df.graded.summary``), and raises and warns as it does;
+    with ``weight=`` the means are weighted per query, as ``df.graded.summary``'s;
     the result equals
     ``pl.scan_parquet(source).graded.summary(measures, ...)`` collected with
     ``engine="in-memory"``.
@@ -211,10 +232,12 @@ def summary_parquet(
         partitions=partitions,
         progress=progress,
         spill_dir=spill_dir,
+        weight=weight,
         **columns,
     )
     # The core's summary of the per-query values at hand: api.summary would evaluate again.
-    return plan.summary(values.lazy(), names, TableSpec.of(columns).by, mean).collect()
+    by = TableSpec.of(columns).by
+    return plan.summary(values.lazy(), names, by, mean, weight=weight).collect()
 
 
 def _evaluate_in_partitions(
@@ -226,26 +249,37 @@ def _evaluate_in_partitions(
     *,
     progress: bool,
     spill_dir: str | Path | None,
+    weight: str | None = None,
 ) -> pl.DataFrame:
     """Per-query values: the source split once into ``count`` partitions on disk, each
     evaluated in memory, the results concatenated and sorted by the keys.
 
     ``scan``: :func:`~polars_graded.io.parquet_tables.scan_source` of ``source``;
-    ``measures``: output name -> measure.
+    ``measures``: output name -> measure; ``weight``: a weight column checked already,
+    carried into each partition's values (a partition holds whole rankings, so each of its
+    queries finds its weight there).
     """
+
+    def weighted(values: pl.LazyFrame, rows: pl.LazyFrame) -> pl.LazyFrame:
+        if weight is None:
+            return values
+        return attach_weights(values, rows, weight, query=cols.query, keys=cols.keys)
+
     if count == 1:
-        return api.evaluate_spec(scan, measures, cols).collect(engine=ENGINE)
+        values = api.evaluate_spec(scan, measures, cols)
+        return weighted(values, scan).collect(engine=ENGINE)
     keys = partition_keys(list(measures.values()), cols)
     bar = progress_bar(count) if progress else None
     parts = []
     # A threshold above every label is a fact of the whole table, not of one partition:
     # each partition reports its largest label, and the warning comes once, at the end.
     largest: list[float | None] = []
-    with _split(scan, source, cols, keys, count, spill_dir=spill_dir) as files:
+    extra = [] if weight is None else [weight]
+    with _split(scan, source, cols, keys, count, spill_dir=spill_dir, extra=extra) as files:
         for index, piece in spill.pieces(files):
             # The core's plan, not api.evaluate: its warn= hook collects each piece's label.
             values = plan.per_query(piece, measures, cols, warn=largest.append)
-            parts.append(values.collect(engine=ENGINE))
+            parts.append(weighted(values, piece).collect(engine=ENGINE))
             if bar is not None:
                 bar.update(index + 1)
     if bar is not None and not files[-1]:  # the last partition is empty: end the bar
@@ -263,11 +297,12 @@ def _split(
     count: int,
     *,
     spill_dir: str | Path | None,
+    extra: Sequence[str] = (),
 ) -> contextlib.AbstractContextManager[list[list[Path]]]:
-    """:func:`polars_graded.scale.spill.split` of the columns the evaluation reads into
-    ``count`` partitions by ``keys``; its write buffers take at most half of what
-    evaluating one partition is estimated to take."""
-    read = set(cols.columns)
+    """:func:`polars_graded.scale.spill.split` of the columns the evaluation reads (and
+    ``extra`` ones, e.g. a weight) into ``count`` partitions by ``keys``; its write buffers
+    take at most half of what evaluating one partition is estimated to take."""
+    read = {*cols.columns, *extra}
     return spill.split(
         scan.select([name for name in scan.collect_schema() if name in read]),
         partition_index(keys, count),

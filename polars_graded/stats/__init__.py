@@ -11,7 +11,9 @@ Where things live, the shared pieces first:
 - :mod:`.grid`: systems x queries: the system column, the baseline first, which queries
   count when systems lack some, the checked matrix of values;
 - :mod:`.resampling`: the bootstrap, the sign-flip randomization test, the randomized
-  Tukey HSD, the paired t-test;
+  Tukey HSD, the paired t-test (each with optional traffic weights);
+- :mod:`.limits`: their normal limits for large samples, and ``resampling_plan``, which
+  decides per procedure whether a comparison resamples;
 - :mod:`.corrections`: Holm, Benjamini–Hochberg, none, across tests;
 - :mod:`.wilcoxon`: the Wilcoxon signed-rank test (scipy's, per row); :mod:`.effects`: the
   effect sizes (Cohen's d_z, the relative change);
@@ -23,9 +25,11 @@ then the analyses built on them:
   ``pg.compare_pairs``, compact letters) or :mod:`.segments` (per segment of the queries,
   ``pg.compare_segments``, reversals);
 - :mod:`.stability` (rank correlations, discriminative power), :mod:`.judgment_bounds`
-  (what unjudged rows could change), :mod:`.gate` (the regression gate), :mod:`.latex`
+  (what unjudged rows could change), :mod:`.gate` (the regression gate; its one-sided
+  tests and the TOST in :mod:`.one_sided`), :mod:`.power` (topic-set size, detectable
+  differences), :mod:`.latex`
   (booktabs tables).
 
-Imports run one way: options, then grid, resampling and corrections, then baseline, then
-pairs and segments, then compare.
+Imports run one way: options, then grid, limits, resampling and corrections, then
+baseline, then pairs and segments (with :mod:`.segment_table`), then compare.
 """

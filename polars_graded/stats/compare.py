@@ -34,6 +34,7 @@ from polars_graded.stats.options import (
     DEFAULTS,
     BootstrapMethod,
     Correction,
+    LargeSample,
     MissingPolicy,
     Statistics,
     Test,
@@ -67,6 +68,8 @@ def compare(
     test: Test = DEFAULTS.test,
     segment: str | Sequence[str] | None = None,
     min_queries: int | None = None,
+    weight: str | None = None,
+    large_sample: LargeSample = DEFAULTS.large_sample,
 ) -> pl.DataFrame:
     """Compare every system with a baseline, per measure, with paired significance tests.
 
@@ -135,6 +138,22 @@ def compare(
         The column(s) that put each query in a segment, and the fewest queries a tested
         segment has: the result of :func:`polars_graded.stats.segments.compare_segments` with
         these options (default ``min_queries`` there).
+    weight
+        A column of traffic weights (impressions, sessions, revenue): one number per query,
+        the same on every row of the query for every system (else an error naming the
+        query), at least 0, not 0 for every query
+        (:func:`~polars_graded.weights.check_weights`). Every mean, interval, test and effect
+        size is then traffic-weighted (see Notes); ``p_wilcoxon`` is null (the signed-rank
+        test has no weighted form) and ``test="wilcoxon"`` is an error. ``n_queries`` still
+        counts queries. Default: every query weighs the same.
+    large_sample
+        ``"auto"`` (default): each resampling procedure (the bootstrap intervals, the
+        randomization test, the randomized Tukey HSD of ``pairs="all"``) resamples while it
+        costs at most :data:`~polars_graded.stats.options.RESAMPLING_BUDGET` draws (queries
+        x draws), else takes its normal limit; ``"resample"``: always resample (the
+        numbers of earlier releases); ``"normal"``: always the limit
+        (:mod:`polars_graded.stats.limits`; :func:`~polars_graded.stats.limits.resampling_plan`
+        says which was taken).
 
     Returns
     -------
@@ -186,6 +205,25 @@ def compare(
     moves both quantile levels by the bias and the skew of the resampled means (BCa, its
     jackknife acceleration in closed form for a mean), as ``scipy.stats.bootstrap``
     computes it from the same resamples.
+
+    **Normal limits** (``large_sample``). On many queries each resampling distribution is
+    normal to well within the Monte Carlo error of its draws, and its mean and variance are
+    known: the sign-flip sum ``Σ s_i d_i`` has variance ``Σ d_i²``, so
+    ``p = 2 (1 - Φ(|Σ d| / √Σ d²))``; the bootstrap mean has standard deviation
+    ``√Σ (x - x̄)² / n``, so the interval is ``mean ± z sd`` (BCa included: its corrections
+    vanish in the limit). See :mod:`polars_graded.stats.limits` for the derivations and
+    the Tukey HSD's.
+
+    **Traffic weights** (``weight``). The queries stay the sampled units, drawn
+    independently; the weights are fixed traffic, not frequency weights (a query asked a
+    million times is still one observation), and the null hypothesis of every test is on the
+    traffic-weighted mean ``Σ w v / Σ w``. The bootstrap resamples queries and takes the
+    weighted mean of each resample; the randomization test flips the signs of ``w_i d_i``;
+    the t-test divides the weighted mean difference by its linearization (HC1 sandwich)
+    standard error, ``n - 1`` degrees of freedom (statsmodels' ``WLS(d, 1,
+    weights=w).fit(cov_type="HC1", use_t=True)``); ``d_z`` is the weighted mean difference
+    over the weighted standard deviation (``n / (n - 1)`` factor); ``change_pct`` compares
+    weighted means. Equal weights give the unweighted numbers.
 
     **Holm.** Per measure and test, the ``m`` non-baseline p-values sorted ascending
     ``p_(1) <= ... <= p_(m)`` become ``min(1, max_{j <= i} (m - j + 1) p_(j))``; the other
@@ -261,9 +299,11 @@ def compare(
     frame = as_polars(per_query, "compare")
     by = by_column(by, system)
     options = (missing, trials, bootstrap, confidence, alpha, seed, correction)
-    statistics = Statistics(*options, test=test, bootstrap_method=bootstrap_method)
+    statistics = Statistics(
+        *options, test=test, bootstrap_method=bootstrap_method, large_sample=large_sample
+    )
     import_ttest()  # before the work: a missing scipy is found at once
-    keys = {"by": by, "query": query, "baseline": baseline}
+    keys = {"by": by, "query": query, "baseline": baseline, "weight": weight}
     if segment is not None or min_queries is not None:
         return _by_segment(
             frame,
@@ -276,7 +316,9 @@ def compare(
         )
     if pairs != "baseline":
         return _all_pairs(frame, measures, pairs, keys=keys, statistics=statistics)
-    return compare_with(frame, measures, statistics, by=by, query=query, baseline=baseline)
+    return compare_with(
+        frame, measures, statistics, by=by, query=query, baseline=baseline, weight=weight
+    )
 
 
 def _all_pairs(
@@ -297,7 +339,9 @@ def _all_pairs(
     if baseline is not None:
         msg = f"pairs='all' compares every pair of systems; drop baseline={baseline!r}"
         raise InvalidValueError(msg)
-    return compare_pairs_with(per_query, measures, statistics, by=keys["by"], query=keys["query"])
+    return compare_pairs_with(
+        per_query, measures, statistics, by=keys["by"], query=keys["query"], weight=keys["weight"]
+    )
 
 
 def _by_segment(

@@ -13,9 +13,15 @@ import numpy as np
 from polars_graded.stats.resampling import TIE_TOLERANCE
 
 
-def cohens_dz(differences: np.ndarray) -> np.ndarray:
+def cohens_dz(differences: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """Cohen's d_z of each row (last axis) of paired differences:
     ``mean(d) / std(d, ddof=1)``.
+
+    With ``weights`` (one per query): the weighted mean ``m = Σ w d / Σ w`` over the
+    weighted standard deviation ``sqrt(n / (n - 1) Σ w (d - m)² / Σ w)`` (the weighted
+    variance with the same ``n / (n - 1)`` factor, so equal weights give the unweighted
+    d_z). It describes the traffic: the typical difference a request sees, in units of the
+    spread of the differences over the requests.
 
     NaN where the standard deviation is undefined or zero: fewer than two differences, or
     a standard deviation of at most ``TIE_TOLERANCE`` (1e-9) times the largest ``|d|``
@@ -27,15 +33,23 @@ def cohens_dz(differences: np.ndarray) -> np.ndarray:
     >>> d = np.array([[0.1, 0.2, 0.3], [0.2, 0.2, 0.2], [0.0, 0.0, 0.0]])
     >>> cohens_dz(d).round(6).tolist()
     [2.0, nan, nan]
+    >>> cohens_dz(d, np.array([1.0, 1.0, 2.0])).round(6).tolist()
+    [2.215647, nan, nan]
     """
     d = np.asarray(differences, dtype=np.float64)
     n = d.shape[-1]
     if n < 2:
         return np.full(d.shape[:-1], np.nan)
-    sd = d.std(axis=-1, ddof=1)
+    if weights is None:
+        mean, sd = d.mean(axis=-1), d.std(axis=-1, ddof=1)
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        mean = (d @ w) / w.sum()
+        variance = (((d - mean[..., None]) ** 2) @ w) / w.sum() * n / (n - 1)
+        sd = np.sqrt(variance)
     flat = sd <= TIE_TOLERANCE * np.abs(d).max(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        dz = d.mean(axis=-1) / sd
+        dz = mean / sd
     out: np.ndarray = np.where(flat, np.nan, dz)
     return out
 

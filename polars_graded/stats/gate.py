@@ -1,44 +1,76 @@
-"""A regression gate: is a candidate system not worse than a baseline by more than a margin?
+"""A regression gate: is a candidate system not worse than a baseline by more than a margin,
+or equivalent to it within a margin?
 
 :func:`gate` evaluates the named measures per query (:func:`polars_graded.api.evaluate`),
 pairs the candidate's and the baseline's values on the compared queries (the missing-query
 policy of :mod:`polars_graded.stats.grid`), and runs, per measure, a one-sided non-inferiority
-test of ``H0: mean(candidate - baseline) <= -max_drop`` against ``H1: > -max_drop``.
-``polars-graded gate`` (:mod:`polars_graded.cli.gate`) is its command line, for CI jobs.
+test of ``H0: mean(candidate - baseline) <= -max_drop`` against ``H1: > -max_drop``
+(``max_drop=``), the two one-sided tests of equivalence ``H1: |mean| < equivalence``
+(``equivalence=``), or both; the tests themselves are in :mod:`polars_graded.stats.one_sided`.
+Beside each verdict it reports the smallest drop the test detects with 80% power
+(:mod:`polars_graded.stats.power`). ``polars-graded gate`` (:mod:`polars_graded.cli.gate`) is
+its command line, for CI jobs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Unpack
+from typing import Final, Unpack
 
 import numpy as np
 import polars as pl
 
 from polars_graded.api import evaluate
 from polars_graded.defaults import SYSTEM
-from polars_graded.errors import InvalidValueError, MissingColumnError
+from polars_graded.errors import InvalidValueError
 from polars_graded.frames import Table, as_polars
 from polars_graded.options import ColumnOptions
 from polars_graded.stats.corrections import adjust
-from polars_graded.stats.grid import by_column, query_grid
+from polars_graded.stats.grid import by_column, check_two_systems, compared_queries, query_grid
+from polars_graded.stats.limits import (
+    ResamplingPlan,
+    bootstrap_sd,
+    normal_interval,
+    resampling_plan,
+    weighted_mean,
+)
+from polars_graded.stats.one_sided import (
+    CHUNK_ELEMENTS,
+    bootstrap_bounds,
+    bootstrap_lower,
+    import_t,
+    one_sided_p,
+    shifted_p,
+    sign_flip_greater_p,
+    tost_p,
+)
 from polars_graded.stats.options import (
     DEFAULTS,
     GATE_CORRECTION,
     GATE_TEST,
     BootstrapMethod,
     Correction,
+    LargeSample,
     MissingPolicy,
     Statistics,
     Test,
 )
-from polars_graded.stats.resampling import (
-    TIE_TOLERANCE,
-    bootstrap_interval,
-    jackknife_acceleration,
-)
-from polars_graded.stats.wilcoxon import wilcoxon_p
+from polars_graded.stats.power import POWER, detectable_difference
+from polars_graded.weights import check_weights, query_weights
+
+__all__ = [
+    "CHUNK_ELEMENTS",
+    "DETECTABLE_COLUMNS",
+    "EQUIVALENCE_COLUMNS",
+    "GATE_COLUMNS",
+    "GateResult",
+    "bootstrap_lower",
+    "gate",
+    "one_sided_p",
+    "shifted_p",
+    "sign_flip_greater_p",
+]
 
 GATE_COLUMNS: Final = (
     "measure",
@@ -51,10 +83,15 @@ GATE_COLUMNS: Final = (
     "p_adjusted",
     "not_worse",
 )
-"""The columns of :attr:`GateResult.table`, in order."""
+"""The first columns of :attr:`GateResult.table`, in order; ``p_value``, ``p_adjusted`` and
+``not_worse`` (the non-inferiority verdict) only with ``max_drop``."""
 
-CHUNK_ELEMENTS: Final = 1 << 22
-"""Drawn query indices per chunk of bootstrap resamples (32 MiB as int64)."""
+EQUIVALENCE_COLUMNS: Final = ("upper", "p_equivalence", "p_equivalence_adjusted", "equivalent")
+"""The columns of the equivalence verdict, after :data:`GATE_COLUMNS`, with ``equivalence``."""
+
+DETECTABLE_COLUMNS: Final = ("detectable", "detectable_equivalence")
+"""The last columns: the smallest drop the one-sided test detects with :data:`POWER`, and
+(with ``equivalence``) the smallest margin the TOST passes an equal candidate with."""
 
 
 @dataclass(frozen=True)
@@ -69,9 +106,13 @@ class GateResult:
     """
 
     table: pl.DataFrame
-    """One row per measure, columns :data:`GATE_COLUMNS` (see :func:`gate`)."""
+    """One row per measure, columns :data:`GATE_COLUMNS`, :data:`EQUIVALENCE_COLUMNS` and
+    :data:`DETECTABLE_COLUMNS` (see :func:`gate`)."""
     passed: bool
-    """True when the candidate is not worse on every measure."""
+    """True when every asked verdict (not worse, equivalent) holds on every measure."""
+    plan: ResamplingPlan | None = None
+    """Whether the bounds and the randomization test resampled or took their normal limits
+    (``large_sample``)."""
 
 
 def gate(
@@ -80,7 +121,8 @@ def gate(
     *,
     baseline: object,
     candidate: object,
-    max_drop: float,
+    max_drop: float | None = None,
+    equivalence: float | None = None,
     missing: MissingPolicy = DEFAULTS.missing,
     bootstrap: int = DEFAULTS.bootstrap,
     alpha: float = DEFAULTS.alpha,
@@ -89,9 +131,12 @@ def gate(
     bootstrap_method: BootstrapMethod = DEFAULTS.bootstrap_method,
     test: Test = GATE_TEST,
     trials: int = DEFAULTS.trials,
+    weight: str | None = None,
+    large_sample: LargeSample = DEFAULTS.large_sample,
     **columns: Unpack[ColumnOptions],
 ) -> GateResult:
-    """Test, per measure, that the candidate is not worse than the baseline by ``max_drop``.
+    """Test, per measure, that the candidate is not worse than the baseline by ``max_drop``,
+    or within ``equivalence`` of it on either side (or both).
 
     Parameters
     ----------
@@ -104,25 +149,33 @@ def gate(
     baseline, candidate
         The two systems (values of the ``by`` column), distinct.
     max_drop
-        The margin, >= 0: the largest drop of the mean the candidate may show.
+        The non-inferiority margin, >= 0: the largest drop of the mean the candidate may
+        show.
+    equivalence
+        The equivalence margin, > 0: the candidate's mean must lie within ``(-equivalence,
+        +equivalence)`` of the baseline's (for a distilled or quantized ranker that must
+        neither lose nor change much). Give ``max_drop``, ``equivalence`` or both: with
+        both, every measure gets both verdicts and the gate passes when all hold.
     missing
         A query one of the two systems lacks: scores 0 (``"zero"``) or is left out
         (``"common"``), as in :func:`polars_graded.stats.grid.compared_queries`.
     bootstrap
-        Bootstrap resamples of the queries for the lower bound.
+        Bootstrap resamples of the queries for the bounds.
     alpha
-        Level of the test, in (0, 1); the bootstrap bound is the ``alpha`` quantile.
+        Level of each one-sided test, in (0, 1); the bootstrap bounds are the ``alpha`` and
+        ``1 - alpha`` quantiles (the ``1 - 2 alpha`` interval of the TOST).
     seed
         Seeds the resamples; the same call gives the same numbers.
     correction
         The correction of the p-values across the measures (the family: this call's
-        measures): ``"none"`` (default, :data:`~polars_graded.stats.options.GATE_CORRECTION`:
+        measures; the non-inferiority and the equivalence p-values each on their own):
+        ``"none"`` (default, :data:`~polars_graded.stats.options.GATE_CORRECTION`:
         the verdict needs every measure to pass, which holds the error at ``alpha``
         already), ``"bonferroni"``, ``"holm"``, ``"holm-sidak"`` or ``"bh"``
         (:func:`~polars_graded.stats.corrections.adjust`).
     bootstrap_method
-        How ``lower`` is read from the resamples: ``"percentile"`` (default) or ``"bca"``
-        (:func:`bootstrap_lower`).
+        How the bounds are read from the resamples: ``"percentile"`` (default) or ``"bca"``
+        (:func:`~polars_graded.stats.one_sided.bootstrap_lower`).
     test
         The one-sided test of the decision, on the differences shifted by the margin
         (Notes): ``"t"`` (default, :data:`~polars_graded.stats.options.GATE_TEST`),
@@ -130,6 +183,23 @@ def gate(
     trials
         Random sign flips of ``test="randomization"`` (the command line draws
         ``--bootstrap`` of them).
+    weight
+        A column of per-query traffic weights (constant within a query, checked by
+        :func:`polars_graded.weights.check_weights`): every mean, difference, test and bound
+        is then of the weighted mean ``sum(w v) / sum(w)``: the weighted t-test
+        (:func:`~polars_graded.stats.resampling.weighted_t`: linearization standard error
+        with the HC1 factor, df ``n - 1``), sign flips of ``w d``, a bootstrap of queries
+        that carry their weights; ``test="wilcoxon"`` has no weighted form. The queries stay
+        the sampled units.
+    large_sample
+        ``"auto"`` (default): the bootstrap bounds and ``test="randomization"`` resample
+        while queries x draws is at most
+        :data:`~polars_graded.stats.options.RESAMPLING_BUDGET`, else take their normal
+        limits (:func:`~polars_graded.stats.limits.normal_interval` with
+        :func:`~polars_graded.stats.limits.bootstrap_sd`, and the one-sided
+        :func:`~polars_graded.stats.limits.normal_randomization_p`), as the comparisons do
+        (:func:`~polars_graded.stats.limits.resampling_plan`); ``"resample"`` or
+        ``"normal"`` decide for both. The t-test and Wilcoxon are closed forms either way.
     **columns
         The table's options (``by=``, default ``"system"``, one column; ``query=`` ...).
 
@@ -137,14 +207,25 @@ def gate(
     -------
     GateResult
         ``.table``: one row per measure, in the given order: ``measure``, ``n_queries``
-        (compared), ``baseline_mean``, ``candidate_mean``, ``diff`` (candidate minus
+        (compared), with ``weight`` ``n_effective`` (Kish's ``(sum w)^2 / sum w^2``),
+        ``baseline_mean``, ``candidate_mean``, ``diff`` (candidate minus
         baseline), ``lower`` (one-sided bootstrap lower bound of the mean difference at
-        level ``1 - alpha``, ``bootstrap_method``), ``p_value`` (the one-sided p-value of
-        ``test``, below),
-        ``p_adjusted`` (``p_value`` corrected across the measures; ``p_value`` itself with
-        the default ``correction="none"``), ``not_worse`` (``p_adjusted < alpha``).
-        ``.passed``: every ``not_worse`` true. ``.table`` is a Polars DataFrame, whatever
-        the input's kind.
+        level ``1 - alpha``, ``bootstrap_method``); with ``max_drop``: ``p_value`` (the
+        one-sided p-value of ``test``, below), ``p_adjusted`` (``p_value`` corrected across
+        the measures; ``p_value`` itself with the default ``correction="none"``),
+        ``not_worse`` (``p_adjusted < alpha``); with ``equivalence``: ``upper`` (the
+        bootstrap upper bound: ``[lower, upper]`` is the ``1 - 2 alpha`` interval),
+        ``p_equivalence`` (the TOST's p-value, the larger of its two one-sided p-values),
+        ``p_equivalence_adjusted`` and ``equivalent`` (``p_equivalence_adjusted < alpha``);
+        then ``detectable``, the smallest true drop (or gain) the one-sided t-test at
+        ``alpha`` detects with 80% power (:data:`~polars_graded.stats.power.POWER`) on
+        these queries: a ``max_drop`` below it passes an equal candidate less than 80% of
+        the time; and ``detectable_equivalence`` (with ``equivalence``: the smallest margin
+        whose TOST passes an equal candidate with at least 80% power, each side at 90%).
+        Both are null when the differences do not vary
+        (:func:`~polars_graded.stats.power.detectable_difference`).
+        ``.passed``: every ``not_worse`` and ``equivalent`` true. ``.table`` is a Polars
+        DataFrame, whatever the input's kind.
 
     Notes
     -----
@@ -161,7 +242,8 @@ def gate(
     ``p`` 0).
 
     The other tests take the same shifted differences ``e = d + max_drop`` and the same
-    one-sided alternative, so the margin means the same to each (:func:`shifted_p`).
+    one-sided alternative, so the margin means the same to each
+    (:func:`~polars_graded.stats.one_sided.shifted_p`).
     ``test="wilcoxon"``: ``scipy.stats.wilcoxon(e, alternative="greater")`` with scipy's
     defaults (a zero ``e`` is dropped, ties share their average rank; see
     :func:`~polars_graded.stats.wilcoxon.wilcoxon_p`): it asks whether ``e`` is centred
@@ -174,11 +256,20 @@ def gate(
     are enough queries: Wilcoxon's smallest p is ``2^-n`` (5 queries), the randomization
     test's about ``1 / (1 + trials) + 2^-n``.
 
+    Equivalence is the two one-sided tests (TOST, Schuirmann 1987) with the same ``test``:
+    ``H0: mean(d) <= -equivalence`` (on ``d + equivalence``) and ``H0: mean(d) >=
+    equivalence`` (on ``equivalence - d``); ``p_equivalence`` is the larger p-value, so
+    equivalence is shown when both are below ``alpha``: a test at level ``alpha``, whose
+    matching interval is the ``1 - 2 alpha`` one (``[lower, upper]``). With the t-test it is
+    statsmodels' ``ttost_paired(candidate, baseline, -equivalence, equivalence)``.
+
     Raises
     ------
     InvalidValueError
-        An unknown or repeated system, ``max_drop`` < 0 or not finite, fewer than two
-        compared queries, or a bad ``missing``, ``bootstrap`` or ``trials`` (at most
+        Neither ``max_drop`` nor ``equivalence``; an unknown or repeated system,
+        ``max_drop`` < 0, ``equivalence`` <= 0 or either not finite, fewer than two
+        compared queries, a bad weight, ``test="wilcoxon"`` with a weight, or a bad
+        ``missing``, ``bootstrap`` or ``trials`` (at most
         :data:`~polars_graded.stats.options.MAX_RESAMPLES`), ``alpha``, ``seed`` (an integer
         >= 0), ``correction``, ``bootstrap_method`` or ``test``.
     ColumnTypeError
@@ -198,6 +289,9 @@ def gate(
     True
     >>> result.table.select("measure", "diff", "p_value", "not_worse").row(0)
     ('ap', 0.0, 0.0, True)
+    >>> equal = gate(table, ["ap"], baseline="prod", candidate="new", equivalence=0.01)
+    >>> equal.table.select("p_equivalence", "equivalent").row(0)
+    (0.0, True)
     """
     frame = as_polars(table, "gate")
     by = by_column(columns.get("by", SYSTEM), depth=2)
@@ -212,37 +306,78 @@ def gate(
         bootstrap_method=bootstrap_method,
         test=test,
         trials=trials,
+        large_sample=large_sample,
     )
-    _check_margin(max_drop)
-    _import_t()  # before the work: a missing scipy is found at once
+    _check_margins(max_drop, equivalence)
+    if weight is not None and test == "wilcoxon":
+        shifted_p(np.zeros(2), 0.0, statistics, np.ones(2))  # its error, before the work
+    import_t()  # before the work: a missing scipy is found at once
     lazy = frame.lazy()
-    _check_systems(lazy, by, baseline, candidate)
+    check_two_systems(lazy, by, baseline, candidate)
     pair = lazy.filter(pl.col(by).is_in([baseline, candidate]))
-    per_query = evaluate(pair, measures, **columns).collect()
     query = columns.get("query", "query")
-    names = [c for c in per_query.columns if c not in (by, query)]
+    if weight is not None:
+        check_weights(pair, weight, [query])
+    per_query = evaluate(pair, measures, **columns).collect()
+    names = [c for c in per_query.columns if c not in (by, query, weight)]
     grid = query_grid(per_query, [baseline, candidate], statistics.missing, by=by, query=query)
     values = grid.select(names).to_numpy().T.reshape(len(names), 2, -1)
     _check_queries(values.shape[2])
+    weights = None
+    if weight is not None:
+        weights = _query_weights(
+            pair, per_query, weight, by=by, query=query, missing=statistics.missing
+        )
+    plan = resampling_plan(values.shape[2], 2, statistics)
     rows = [
-        _measure_row(name, v[0], v[1], max_drop=max_drop, statistics=statistics)
+        _measure_row(
+            name,
+            v[0],
+            v[1],
+            max_drop=max_drop,
+            equivalence=equivalence,
+            statistics=statistics,
+            weights=weights,
+            plan=plan,
+        )
         for name, v in zip(names, values, strict=True)
     ]
-    out = pl.DataFrame(rows, schema=_SCHEMA, orient="row")
-    adjusted = adjust(out.get_column("p_value").to_numpy(), statistics.correction)
-    out = out.with_columns(p_adjusted=pl.Series(adjusted)).with_columns(
-        not_worse=pl.col("p_adjusted") < statistics.alpha
-    )
-    return GateResult(out, passed=bool(out.get_column("not_worse").all()))
+    out = pl.DataFrame(rows, schema=_schema(max_drop, equivalence), orient="row")
+    if weights is not None:  # how many equally weighted queries the weighted mean is worth
+        effective = float(weights.sum() ** 2 / np.square(weights).sum())
+        out = out.insert_column(2, pl.Series("n_effective", [effective] * out.height))
+    return _verdict(out, statistics, plan)
 
 
-_SCHEMA: Final = dict(
-    zip(
-        GATE_COLUMNS,
-        [pl.String, pl.Int64, *[pl.Float64] * 6, pl.Boolean],
-        strict=True,
-    )
-)
+_VERDICTS: Final = (("p_value", "p_adjusted", "not_worse"), EQUIVALENCE_COLUMNS[1:])
+"""Each verdict's p-value, its corrected p-value and its flag."""
+
+
+def _verdict(out: pl.DataFrame, statistics: Statistics, plan: ResamplingPlan) -> GateResult:
+    """The corrected p-values and flags of the asked verdicts, and whether all hold."""
+    passed = True
+    for p_value, adjusted, flag in _VERDICTS:
+        if p_value not in out.columns:
+            continue
+        p = adjust(out.get_column(p_value).to_numpy(), statistics.correction)
+        out = out.with_columns(pl.Series(adjusted, p)).with_columns(
+            (pl.col(adjusted) < statistics.alpha).alias(flag)
+        )
+        passed = passed and bool(out.get_column(flag).all())
+    return GateResult(out, passed=passed, plan=plan)
+
+
+def _schema(max_drop: float | None, equivalence: float | None) -> dict[str, pl.DataType]:
+    """The columns of the asked verdicts, in order, with their types."""
+    names = list(GATE_COLUMNS[:6])
+    if max_drop is not None:
+        names += GATE_COLUMNS[6:]
+    if equivalence is not None:
+        names += EQUIVALENCE_COLUMNS
+    names += DETECTABLE_COLUMNS if equivalence is not None else DETECTABLE_COLUMNS[:1]
+    types = {"measure": pl.String(), "n_queries": pl.Int64()}
+    flags = ("not_worse", "equivalent")
+    return {n: types.get(n, pl.Boolean() if n in flags else pl.Float64()) for n in names}
 
 
 def _measure_row(
@@ -250,136 +385,72 @@ def _measure_row(
     base: np.ndarray,
     cand: np.ndarray,
     *,
-    max_drop: float,
+    max_drop: float | None,
+    equivalence: float | None,
     statistics: Statistics,
+    weights: np.ndarray | None,
+    plan: ResamplingPlan,
 ) -> tuple[object, ...]:
-    """One measure's row of the verdict (``p_adjusted`` and ``not_worse`` are set across the
-    measures)."""
+    """One measure's row of the verdict (the corrected p-values and the flags are set
+    across the measures, :func:`_verdict`; here the flags are placeholders)."""
     d, alpha = cand - base, statistics.alpha
-    p = shifted_p(d, max_drop, statistics)
-    resamples, seed, method = statistics.bootstrap, statistics.seed, statistics.bootstrap_method
-    lower = bootstrap_lower(d, alpha, resamples, seed, method)
-    return (name, d.size, base.mean(), cand.mean(), d.mean(), lower, p, p, p < alpha)
+    levels = (alpha,) if equivalence is None else (alpha, 1 - alpha)
+    if plan.normal("bootstrap"):  # resampling would cost more than its precision buys
+        single = d[None]
+        sd = bootstrap_sd(single, weights)
+        bounds = normal_interval(weighted_mean(single, weights), sd, levels)[:, 0]
+    else:
+        bounds = bootstrap_bounds(
+            d, levels, statistics.bootstrap, statistics.seed, statistics.bootstrap_method,
+            weights=weights,
+        )  # fmt: skip
+    means = [float(x.mean()) for x in (base, cand, d)]
+    if weights is not None:
+        means = [float(x @ weights / weights.sum()) for x in (base, cand, d)]
+    row: list[object] = [name, d.size, *means, float(bounds[0])]
+    if max_drop is not None:
+        p = shifted_p(d, max_drop, statistics, weights, normal=plan.normal("randomization"))
+        row += [p, p, False]
+    detectable = detectable_difference(d, alpha, POWER, weights=weights, alternative="larger")
+    if equivalence is None:
+        return (*row, detectable)
+    p = tost_p(d, equivalence, statistics, weights, normal=plan.normal("randomization"))
+    both = detectable_difference(d, alpha, (1 + POWER) / 2, weights=weights, alternative="larger")
+    return (*row, float(bounds[1]), p, p, False, detectable, both)
 
 
-def shifted_p(differences: np.ndarray, max_drop: float, statistics: Statistics) -> float:
-    """The one-sided p-value of ``statistics.test`` on ``d + max_drop`` (H1: above 0):
-    :func:`one_sided_p`, the Wilcoxon signed-rank test or :func:`sign_flip_greater_p`.
-
-    Examples
-    --------
-    >>> d = np.array([-0.1, 0.0, 0.1, 0.05, 0.2])
-    >>> tests = ["t", "wilcoxon", "randomization"]
-    >>> [round(shifted_p(d, 0.05, Statistics(test=t, trials=999)), 3) for t in tests]
-    [0.058, 0.094, 0.09]
-    """
-    if statistics.test == "t":
-        return one_sided_p(differences, max_drop)
-    with np.errstate(over="ignore"):  # a huge margin: +inf values still rank and sign
-        shifted = differences + max_drop
-    if statistics.test == "wilcoxon":
-        return float(wilcoxon_p(shifted, alternative="greater"))
-    rng = np.random.default_rng(np.random.SeedSequence(statistics.seed).spawn(1)[0])
-    return sign_flip_greater_p(shifted, statistics.trials, rng)
+def _query_weights(
+    pair: pl.LazyFrame,
+    per_query: pl.DataFrame,
+    weight: str,
+    *,
+    by: str,
+    query: str,
+    missing: MissingPolicy,
+) -> np.ndarray:
+    """The weight of each compared query, in the grid's (sorted) order."""
+    queries = compared_queries(per_query, missing, by=by, query=query).to_frame()
+    known = query_weights(pair, weight, [query]).collect()
+    aligned = queries.join(known, on=query, how="left", maintain_order="left")
+    return aligned.get_column(weight).cast(pl.Float64).to_numpy()
 
 
-def sign_flip_greater_p(values: np.ndarray, trials: int, rng: np.random.Generator) -> float:
-    """One-sided sign-flip p-value of ``mean(values) > 0``: ``(1 + k) / (1 + trials)``, with
-    ``k`` the trials whose sum of randomly signed values reaches the observed sum (within
-    ``TIE_TOLERANCE * sum |values|``); 1.0 when every value is 0.
-
-    The values are divided by the largest ``|value|`` first (the order of the sums stays),
-    so a huge margin cannot overflow.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> sign_flip_greater_p(np.zeros(4), 99, rng), sign_flip_greater_p(np.ones(12), 99, rng)
-    (1.0, 0.01)
-    """
-    scale = np.abs(values).max()
-    if not scale > 0:
-        return 1.0
-    e = values / scale if np.isfinite(scale) else np.sign(values)
-    n = e.size
-    threshold = e.sum() - TIE_TOLERANCE * np.abs(e).sum()
-    at_least = 0
-    chunk = max(1, CHUNK_ELEMENTS // n)
-    for start in range(0, trials, chunk):
-        size = min(chunk, trials - start)
-        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n))
-        at_least += int(np.count_nonzero(signs @ e >= threshold))
-    return (1 + at_least) / (1 + trials)
-
-
-def one_sided_p(differences: np.ndarray, max_drop: float) -> float:
-    """p-value of ``H0: mean(d) <= -max_drop`` by the one-sided t-test; 1.0 when all
-    ``d + max_drop`` are 0 (0/0, no evidence against H0).
-
-    The value of ``ttest_1samp(d + max_drop, 0, alternative="greater")``, with the t
-    statistic ``(mean(d) + max_drop) / (sd(d) / sqrt(n))``: shifting every value leaves
-    the standard deviation as it is, and summing ``d + 1e308`` would overflow. Constant
-    differences give t = +-inf, so p 0.0 (above the margin) or 1.0.
-
-    Examples
-    --------
-    >>> one_sided_p(np.array([0.1, 0.2, 0.3]), 0.0) < 0.05
-    True
-    >>> one_sided_p(np.zeros(3), 0.0), one_sided_p(np.array([0.1, 0.2]), 1e308)
-    (1.0, 0.0)
-    """
-    t_distribution = _import_t()
-    with np.errstate(over="ignore"):  # a huge margin: t is +inf, so p is 0
-        if not (differences + max_drop).any():
-            return 1.0
-        centre = differences.mean() + max_drop
-        if np.ptp(differences) == 0:
-            return 0.0 if centre > 0 else 1.0
-        t = centre / (differences.std(ddof=1) / np.sqrt(differences.size))
-    return float(t_distribution.sf(t, differences.size - 1))
-
-
-def bootstrap_lower(
-    differences: np.ndarray,
-    alpha: float,
-    resamples: int,
-    seed: int,
-    method: BootstrapMethod = DEFAULTS.bootstrap_method,
-) -> float:
-    """The ``alpha`` quantile (numpy's linear interpolation) of the mean of ``differences``
-    over ``resamples`` resamples of them with replacement: a percentile lower bound; with
-    ``method="bca"`` the BCa level in its place
-    (:func:`~polars_graded.stats.resampling.bootstrap_interval`), as
-    ``scipy.stats.bootstrap(..., confidence_level=1 - alpha, alternative="greater",
-    method="BCa")``.
-
-    Resample ``b`` draws ``rng.integers(0, n, size=n)`` from ``np.random.default_rng(seed)``
-    in order, so a plain loop with the same seed gives the same bound.
-
-    Examples
-    --------
-    >>> bootstrap_lower(np.array([0.5, 0.5]), 0.05, 100, seed=0)
-    0.5
-    """
-    n = differences.size
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples)
-    chunk = max(1, CHUNK_ELEMENTS // n)
-    for start in range(0, resamples, chunk):
-        size = min(chunk, resamples - start)
-        drawn = rng.integers(0, n, size=(size, n))
-        means[start : start + size] = differences[drawn].mean(axis=1)
-    if method == "percentile":
-        return float(np.quantile(means, alpha))
-    rows = differences[None]
-    bound = bootstrap_interval(
-        means[None],
-        (alpha,),
-        method,
-        estimate=rows.mean(axis=1),
-        acceleration=lambda: jackknife_acceleration(rows),
-    )
-    return float(bound[0, 0])
+def _check_margins(max_drop: object, equivalence: object) -> None:
+    if max_drop is None and equivalence is None:
+        msg = (
+            "give max_drop= (non-inferiority: the largest drop allowed, e.g. 0.01), "
+            "equivalence= (within +-margin, e.g. 0.01) or both"
+        )
+        raise InvalidValueError(msg)
+    if max_drop is not None:
+        _check_margin(max_drop)
+    if equivalence is not None and (
+        isinstance(equivalence, bool)
+        or not isinstance(equivalence, int | float | np.floating)
+        or not 0 < equivalence < np.inf
+    ):
+        msg = f"equivalence must be a finite number > 0 (a margin, e.g. 0.01), got {equivalence!r}"
+        raise InvalidValueError(msg)
 
 
 def _check_margin(max_drop: object) -> None:
@@ -392,36 +463,7 @@ def _check_margin(max_drop: object) -> None:
         raise InvalidValueError(msg)
 
 
-def _check_systems(lazy: pl.LazyFrame, by: str, baseline: object, candidate: object) -> None:
-    """Both systems are values of ``by``, and differ."""
-    if baseline == candidate:
-        msg = f"the baseline and the candidate must differ, both are {baseline!r}"
-        raise InvalidValueError(msg)
-    names = lazy.collect_schema().names()
-    if by not in names:
-        msg = f"the system column {by!r} not found; the table has {names} (by=, --by)"
-        raise MissingColumnError(msg)
-    systems = lazy.select(pl.col(by).unique().sort()).collect().get_column(by).to_list()
-    for role, name in (("baseline", baseline), ("candidate", candidate)):
-        if name not in systems:
-            shown = systems[:20] + (["..."] if len(systems) > 20 else [])
-            msg = f"{role} {name!r} is not a system of column {by!r}; the systems are {shown}"
-            raise InvalidValueError(msg)
-
-
 def _check_queries(n: int) -> None:
     if n < 2:
         msg = f"the gate needs at least 2 compared queries for its t-test, found {n}"
         raise InvalidValueError(msg)
-
-
-def _import_t() -> Any:
-    """scipy's t distribution, or an ImportError saying how to install scipy."""
-    try:
-        from scipy.stats import t
-    except ImportError as error:
-        msg = (
-            'gate() needs scipy for the t-test; install it with pip install "polars-graded[stats]"'
-        )
-        raise ImportError(msg) from error
-    return t

@@ -25,10 +25,12 @@ from polars_graded.errors import (
     ColumnTypeError,
     DuplicateKeyError,
     InvalidValueError,
+    InvalidWeightError,
     MissingColumnError,
 )
 from polars_graded.options import as_by
 from polars_graded.stats.options import DEFAULTS, MissingPolicy, Test
+from polars_graded.weights import check_weights, query_weights
 
 OUTPUT_COLUMNS = (
     "system",
@@ -78,11 +80,13 @@ def value_matrix(
     query: str,
     missing: MissingPolicy,
     baseline: object | None = None,
+    weight: str | None = None,
 ) -> tuple[list[str], pl.Series, np.ndarray, np.ndarray]:
     """The checked inputs of a comparison: the measure names, the systems
     (:func:`order_systems`), the values as (measure, system, compared query) and each
     system's count of missing queries (see :func:`~polars_graded.stats.compare.compare` for
-    the rules and errors).
+    the rules and errors). A ``weight`` column is no measure (its values:
+    :func:`compared_weights`).
 
     Examples
     --------
@@ -94,7 +98,7 @@ def value_matrix(
     (['ap'], ['a', 'b'], [[[2.0, 3.0], [1.0, 0.0]]], [0, 1])
     """
     frame = per_query.collect() if isinstance(per_query, pl.LazyFrame) else per_query
-    names = _measure_names(frame, measures, by, query)
+    names = _measure_names(frame, measures, by, query, weight)
     _check_values(frame, names, by, query)
     _check_systems(frame, by)
     systems = order_systems(frame.get_column(by), baseline)
@@ -102,6 +106,69 @@ def value_matrix(
         frame, names, by=by, query=query, systems=systems, missing=missing
     )
     return names, systems, values, n_missing
+
+
+def compared_weights(
+    per_query: pl.DataFrame,
+    weight: str | None,
+    *,
+    by: str,
+    query: str,
+    missing: MissingPolicy,
+) -> np.ndarray | None:
+    """The traffic weight of each compared query (:func:`compared_queries`, sorted), or None
+    without ``weight``.
+
+    The weight is a property of the query: checked by
+    :func:`~polars_graded.weights.check_weights` with the query as the key, so it must be the
+    same on every row of a query, for every system (an error names the query and two
+    values), numeric, finite, at least 0 and not 0 for every query. A query a system lacks
+    (``missing="zero"``) keeps the weight its other rows carry.
+
+    Examples
+    --------
+    >>> per_query = pl.DataFrame(
+    ...     {"system": ["a", "a", "b"], "query": [2, 1, 1], "w": [1, 3, 3], "ap": [0.5] * 3}
+    ... )
+    >>> compared_weights(per_query, "w", by="system", query="query", missing="zero").tolist()
+    [3.0, 1.0]
+    """
+    if weight is None:
+        return None
+    check_weights(per_query, weight, [query])
+    queries = compared_queries(per_query, missing, by=by, query=query).to_frame()
+    table = query_weights(per_query, weight, [query]).collect()
+    weights = queries.join(table, on=query, how="left", maintain_order="left")
+    out = weights.get_column(weight).to_numpy().astype(np.float64)
+    if not out.sum() > 0:
+        msg = (
+            f"weight column {weight!r} is 0 on every compared query ({out.size}, "
+            f"missing={missing!r}): no weighted mean exists"
+        )
+        raise InvalidWeightError(msg)
+    return out
+
+
+def check_weighted_test(weight: str | None, test: Test) -> None:
+    """The Wilcoxon signed-rank test has no weighted form: deciding by it with a weight is
+    an error (the other tests take the weights).
+
+    Examples
+    --------
+    >>> check_weighted_test("traffic", "wilcoxon")
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: test='wilcoxon' has no weighted form (weight=\
+'traffic'): the signed-rank test ranks queries, not traffic; use test='randomization' or \
+test='t', which test the traffic-weighted mean difference
+    """
+    if weight is not None and test == "wilcoxon":
+        msg = (
+            f"test='wilcoxon' has no weighted form (weight={weight!r}): the signed-rank "
+            "test ranks queries, not traffic; use test='randomization' or test='t', which "
+            "test the traffic-weighted mean difference"
+        )
+        raise InvalidValueError(msg)
 
 
 def by_column(
@@ -161,6 +228,34 @@ def order_systems(systems: pl.Series, baseline: object | None = None) -> pl.Seri
         raise InvalidValueError(msg)
     first = values.index(baseline)
     return distinct.gather([first, *(i for i in range(len(values)) if i != first)])
+
+
+def check_two_systems(lazy: pl.LazyFrame, by: str, baseline: object, candidate: object) -> None:
+    """Refuse a baseline and candidate that are equal or not values of ``by``.
+
+    Examples
+    --------
+    >>> runs = pl.LazyFrame({"run": ["a", "b"]})
+    >>> check_two_systems(runs, "run", "a", "b")
+    >>> check_two_systems(runs, "run", "a", "z")
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: candidate 'z' is not a system of column 'run'; \
+the systems are ['a', 'b']
+    """
+    if baseline == candidate:
+        msg = f"the baseline and the candidate must differ, both are {baseline!r}"
+        raise InvalidValueError(msg)
+    names = lazy.collect_schema().names()
+    if by not in names:
+        msg = f"the system column {by!r} not found; the table has {names} (by=, --by)"
+        raise MissingColumnError(msg)
+    systems = lazy.select(pl.col(by).unique().sort()).collect().get_column(by).to_list()
+    for role, name in (("baseline", baseline), ("candidate", candidate)):
+        if name not in systems:
+            shown = systems[:20] + (["..."] if len(systems) > 20 else [])
+            msg = f"{role} {name!r} is not a system of column {by!r}; the systems are {shown}"
+            raise InvalidValueError(msg)
 
 
 def compared_queries(
@@ -268,12 +363,16 @@ def _check_keys(frame: pl.DataFrame, by: str, query: str) -> None:
 
 
 def _measure_names(
-    frame: pl.DataFrame, measures: Sequence[object] | None, by: str, query: str
+    frame: pl.DataFrame,
+    measures: Sequence[object] | None,
+    by: str,
+    query: str,
+    weight: str | None = None,
 ) -> list[str]:
-    """The value columns, checked: present, numeric, distinct, not a key."""
+    """The value columns, checked: present, numeric, distinct, not a key nor the weight."""
     _check_keys(frame, by, query)
     if measures is None:
-        names = [c for c in frame.columns if c not in (by, query)]
+        names = [c for c in frame.columns if c not in (by, query, weight)]
     elif isinstance(measures, str):
         names = [measures]
     else:
@@ -286,6 +385,9 @@ def _measure_names(
         raise InvalidValueError(msg)
     for name in names:
         _check_measure(frame, name, by, query)
+        if name == weight:
+            msg = f"measure {name!r} is the weight column (weight={weight!r})"
+            raise InvalidValueError(msg)
     return names
 
 

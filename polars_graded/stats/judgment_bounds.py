@@ -191,16 +191,24 @@ def judgment_bounds(
     lf = lf.with_columns(unjudged_rows(spec).alias(_UNJUDGED))
     label = _fill_label(lf, spec, unjudged_label)
     judged = {_free_name("judged", named): Judged @ judged_at}
+    values = api.evaluate_spec(lf.drop(_UNJUDGED), {**named, **judged}, spec)
+    negative = lf.select((pl.col(spec.relevance) < 0).any())
+    counts, has_negative = pl.collect_all([_counts(lf, spec), negative], engine=ENGINE)
+    if counts["unjudged"].sum() == 0 and not has_negative.item():
+        # No row to label or to remove: both scenarios rank exactly the rows of the values,
+        # so they are the values (on a log, each evaluation is a sort of the whole table).
+        value = values.collect(engine=ENGINE)
+        same = value.drop(list(judged))
+        return _bounds([value, same, same, counts], spec, list(named), missing)
     frames = pl.collect_all(
         [
-            api.evaluate_spec(lf.drop(_UNJUDGED), {**named, **judged}, spec),
+            values,
             api.evaluate_spec(_labelled(lf, spec, label), named, spec),
             _judged_only(lf, spec, named),
-            _counts(lf, spec),
         ],
         engine=ENGINE,
     )
-    return _bounds(frames, spec, list(named), missing)
+    return _bounds([*frames, counts], spec, list(named), missing)
 
 
 def _free_name(name: str, taken: Collection[str]) -> str:

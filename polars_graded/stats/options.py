@@ -6,8 +6,9 @@ Every comparison of systems (:func:`~polars_graded.stats.compare.compare`,
 report and the command line) takes the same options: which queries count when systems lack
 some (``missing``), the randomization trials, the bootstrap resamples, the coverage of the
 intervals and how they are computed, the significance level, the seed, the multiple-testing
-correction and the test. :class:`Statistics` holds them, checked; :data:`DEFAULTS` is where
-each default is written.
+correction, the test, and whether large samples are resampled or take the normal limit
+(``large_sample``, with :data:`RESAMPLING_BUDGET`). :class:`Statistics` holds them, checked;
+:data:`DEFAULTS` is where each default is written.
 """
 
 from __future__ import annotations
@@ -71,6 +72,24 @@ GATE_TEST: Final[Test] = "t"
 margin, the gate's decision before ``test=`` existed, deterministic (no seed in the verdict)."""
 
 
+LargeSample = Literal["auto", "resample", "normal"]
+"""How the resampling procedures (bootstrap intervals, randomization test, randomized Tukey
+HSD) are computed: ``"resample"`` draws the Monte Carlo resamples; ``"normal"`` takes the
+normal (central-limit) limit of each resampling distribution, exact as the number of queries
+grows and O(queries) to compute (:mod:`polars_graded.stats.limits`); ``"auto"`` resamples while
+a procedure costs at most :data:`RESAMPLING_BUDGET` draws, else takes the limit
+(:func:`~polars_graded.stats.limits.resampling_plan` decides, per procedure)."""
+LARGE_SAMPLES: tuple[str, ...] = get_args(LargeSample)
+
+RESAMPLING_BUDGET: Final = 500_000_000
+"""The most draws ``large_sample="auto"`` resamples with: queries x trials (the
+randomization test), queries x resamples (the bootstrap), queries x systems x trials (the
+randomized Tukey HSD). Above it the normal limit is used. 5e8 keeps every procedure of a
+10,000-query, 3-system comparison with the default 10,000 draws resampled (at most 3e8 draws,
+a few seconds each) and moves 200,000 queries (2e9 draws and more, a minute each) to the
+limit, whose Monte Carlo error at that size would exceed its own approximation error."""
+
+
 class StatisticsKeywords(TypedDict):
     """The options of :class:`Statistics` as keyword arguments (:meth:`Statistics.keywords`)."""
 
@@ -83,6 +102,7 @@ class StatisticsKeywords(TypedDict):
     correction: Correction
     test: Test
     bootstrap_method: BootstrapMethod
+    large_sample: LargeSample
 
 
 MAX_RESAMPLES = 10_000_000
@@ -117,13 +137,17 @@ class Statistics:
     bootstrap_method
         How the bootstrap intervals are read from the resamples (see
         :data:`BOOTSTRAP_METHODS`).
+    large_sample
+        Resample, or take the normal limit of each resampling distribution (see
+        :data:`LARGE_SAMPLES`; ``"auto"`` chooses per procedure by
+        :data:`RESAMPLING_BUDGET`).
 
     Raises
     ------
     InvalidValueError
         A bad option; checked in the order of the fields, as :func:`check_options`, then
-        :func:`check_seed`, :func:`check_correction`, :func:`check_test` and
-        :func:`check_bootstrap_method`.
+        :func:`check_seed`, :func:`check_correction`, :func:`check_test`,
+        :func:`check_bootstrap_method` and :func:`check_large_sample`.
 
     Examples
     --------
@@ -145,6 +169,7 @@ and 1, got 1.5
     correction: Correction = "holm"
     test: Test = "randomization"
     bootstrap_method: BootstrapMethod = "percentile"
+    large_sample: LargeSample = "auto"
 
     def __post_init__(self) -> None:
         check_options(self.missing, self.trials, self.bootstrap, self.confidence, self.alpha)
@@ -152,6 +177,7 @@ and 1, got 1.5
         check_correction(self.correction)
         check_test(self.test)
         check_bootstrap_method(self.bootstrap_method)
+        check_large_sample(self.large_sample)
 
     def keywords(self) -> StatisticsKeywords:
         """The options as keyword arguments of the public functions.
@@ -303,6 +329,23 @@ got 'BCa'; did you mean 'bca'?
     if method not in BOOTSTRAP_METHODS:
         choices = " or ".join(map(repr, BOOTSTRAP_METHODS))
         msg = f"bootstrap_method must be {choices}, got {method!r}{_hint(method)}"
+        raise InvalidValueError(msg)
+
+
+def check_large_sample(large_sample: object) -> None:
+    """``large_sample`` is one of :data:`LARGE_SAMPLES`.
+
+    Examples
+    --------
+    >>> check_large_sample("clt")
+    Traceback (most recent call last):
+    ...
+    polars_graded.errors.InvalidValueError: large_sample must be 'auto', 'resample' or \
+'normal', got 'clt'
+    """
+    if large_sample not in LARGE_SAMPLES:
+        choices = ", ".join(map(repr, LARGE_SAMPLES[:-1])) + f" or {LARGE_SAMPLES[-1]!r}"
+        msg = f"large_sample must be {choices}, got {large_sample!r}"
         raise InvalidValueError(msg)
 
 

@@ -28,11 +28,27 @@ from polars_graded.errors import InvalidValueError
 from polars_graded.frames import Table, as_polars
 from polars_graded.stats.corrections import adjust
 from polars_graded.stats.effects import change_pct, cohens_dz
-from polars_graded.stats.grid import P_VALUES, by_column, value_matrix
+from polars_graded.stats.grid import (
+    P_VALUES,
+    by_column,
+    check_weighted_test,
+    compared_weights,
+    value_matrix,
+)
+from polars_graded.stats.limits import (
+    ResamplingPlan,
+    bootstrap_sd,
+    normal_interval,
+    normal_randomization_p,
+    normal_tukey_p,
+    resampling_plan,
+    weighted_mean,
+)
 from polars_graded.stats.options import (
     DEFAULTS,
     BootstrapMethod,
     Correction,
+    LargeSample,
     MissingPolicy,
     Statistics,
     Test,
@@ -45,6 +61,7 @@ from polars_graded.stats.resampling import (
     jackknife_acceleration,
     randomization_p,
     tukey_hsd_p,
+    weighted_t,
 )
 from polars_graded.stats.wilcoxon import wilcoxon_p
 
@@ -64,6 +81,8 @@ def compare_pairs(
     correction: Correction = DEFAULTS.correction,
     bootstrap_method: BootstrapMethod = DEFAULTS.bootstrap_method,
     test: Test = DEFAULTS.test,
+    weight: str | None = None,
+    large_sample: LargeSample = DEFAULTS.large_sample,
 ) -> pl.DataFrame:
     """Compare every pair of systems, per measure, with paired tests corrected across pairs.
 
@@ -72,6 +91,13 @@ def compare_pairs(
     per_query, measures, by, query, missing, trials, bootstrap, confidence, seed
         As in :func:`polars_graded.stats.compare.compare` (``per_query`` a Polars, pandas or
         Arrow table); ``trials`` serves both tests.
+    weight, large_sample
+        As in :func:`polars_graded.stats.compare.compare`: a traffic weight per query (every
+        mean, interval and test weighted, ``p_wilcoxon`` null; the randomized Tukey HSD
+        permutes the weighted values), and whether each resampling procedure (the
+        bootstrap, the sign flips, the Tukey permutations) resamples or takes its normal
+        limit (:func:`~polars_graded.stats.limits.resampling_plan`). ``wins``, ``ties``
+        and ``losses`` count queries, unweighted.
     correction
         How ``p_randomization`` is corrected across the pairs of each measure (the family:
         every pair of one measure): ``"bonferroni"``, ``"holm"`` (Holm–Bonferroni,
@@ -144,9 +170,11 @@ def compare_pairs(
     frame = as_polars(per_query, "compare_pairs")
     by = by_column(by)
     options = (missing, trials, bootstrap, confidence, alpha, seed, correction)
-    statistics = Statistics(*options, test=test, bootstrap_method=bootstrap_method)
+    statistics = Statistics(
+        *options, test=test, bootstrap_method=bootstrap_method, large_sample=large_sample
+    )
     import_ttest()  # before the work: a missing scipy is found at once
-    return compare_pairs_with(frame, measures, statistics, by=by, query=query)
+    return compare_pairs_with(frame, measures, statistics, by=by, query=query, weight=weight)
 
 
 def compare_pairs_with(
@@ -156,6 +184,7 @@ def compare_pairs_with(
     *,
     by: str = SYSTEM,
     query: str = "query",
+    weight: str | None = None,
 ) -> pl.DataFrame:
     """:func:`compare_pairs` with its options checked already, as ``statistics``; ``by``
     names one column.
@@ -169,20 +198,32 @@ def compare_pairs_with(
     >>> out.select("system_a", "system_b", "diff", "wins").rows()
     [('a', 'b', 0.25, 1)]
     """
+    check_weighted_test(weight, statistics.test)
+    frame = per_query.collect() if isinstance(per_query, pl.LazyFrame) else per_query
     names, systems, values, _ = value_matrix(
-        per_query, measures, by=by, query=query, missing=statistics.missing
+        frame, measures, weight=weight, by=by, query=query, missing=statistics.missing
     )
+    weights = compared_weights(frame, weight, by=by, query=query, missing=statistics.missing)
     first, second = np.triu_indices(systems.len(), k=1)
     rng_boot, rng_flip, rng_perm = (
         np.random.default_rng(s) for s in np.random.SeedSequence(statistics.seed).spawn(3)
     )
+    plan = resampling_plan(values.shape[2], values.shape[1], statistics)
     differences = values[:, second] - values[:, first]
+    mean = weighted_mean(values, weights)
     columns = {
-        **_means(values, (first, second), statistics, rng=rng_boot),
-        "d_z": cohens_dz(differences),
-        "change_pct": change_pct(values[:, second].mean(axis=2), values[:, first].mean(axis=2)),
+        **_means(values, (first, second), statistics, rng=rng_boot, weights=weights, plan=plan),
+        "d_z": cohens_dz(differences, weights),
+        "change_pct": change_pct(mean[:, second], mean[:, first]),
         **_counts(differences),
-        **_tests(values, (first, second), statistics, rngs=(rng_flip, rng_perm)),
+        **_tests(
+            values,
+            (first, second),
+            statistics,
+            rngs=(rng_flip, rng_perm),
+            weights=weights,
+            plan=plan,
+        ),
     }
     n_measures, n_pairs = len(names), first.size
     out = pl.DataFrame(
@@ -207,31 +248,38 @@ def _means(
     statistics: Statistics,
     *,
     rng: np.random.Generator,
+    weights: np.ndarray | None,
+    plan: ResamplingPlan,
 ) -> dict[str, np.ndarray]:
-    """Means of each pair's systems, their difference and its paired bootstrap interval,
-    as (measure, pair)."""
+    """Means of each pair's systems, their difference and its paired bootstrap interval
+    (or its normal limit, when ``plan`` says so), as (measure, pair)."""
     first, second = pairs
     n_measures, n_systems, n_queries = values.shape
-    mean = values.mean(axis=2)
+    mean = weighted_mean(values, weights)
     resamples, confidence = statistics.bootstrap, statistics.confidence
-    boot = bootstrap_means(values.reshape(n_measures * n_systems, n_queries), resamples, rng)
-    boot = boot.reshape(n_measures, n_systems, resamples)
     quantiles = [(1 - confidence) / 2, (1 + confidence) / 2]
-    method = statistics.bootstrap_method
-    # One measure at a time: (pair, resample) differences stay small.
-    diff_ci = np.stack(
-        [
-            bootstrap_interval(
-                b[second] - b[first],
-                quantiles,
-                method,
-                estimate=m[second] - m[first],
-                acceleration=partial(jackknife_acceleration, v, pairs),
-            )
-            for v, b, m in zip(values, boot, mean, strict=True)
-        ],
-        axis=1,
-    )
+    if plan.normal("bootstrap"):
+        sd = bootstrap_sd(values[:, second] - values[:, first], weights)
+        diff_ci = normal_interval(mean[:, second] - mean[:, first], sd, quantiles)
+    else:
+        flat = values.reshape(n_measures * n_systems, n_queries)
+        boot = bootstrap_means(flat, resamples, rng, weights)
+        boot = boot.reshape(n_measures, n_systems, resamples)
+        method = statistics.bootstrap_method
+        # One measure at a time: (pair, resample) differences stay small.
+        diff_ci = np.stack(
+            [
+                bootstrap_interval(
+                    b[second] - b[first],
+                    quantiles,
+                    method,
+                    estimate=m[second] - m[first],
+                    acceleration=partial(jackknife_acceleration, v, pairs, weights),
+                )
+                for v, b, m in zip(values, boot, mean, strict=True)
+            ],
+            axis=1,
+        )
     return {
         "mean_a": mean[:, first],
         "mean_b": mean[:, second],
@@ -254,21 +302,37 @@ def _tests(
     statistics: Statistics,
     *,
     rngs: tuple[np.random.Generator, np.random.Generator],
+    weights: np.ndarray | None,
+    plan: ResamplingPlan,
 ) -> dict[str, np.ndarray]:
     """Sign-flip, t-test and Wilcoxon p, each corrected across pairs, and Tukey HSD p, as
-    (measure, pair)."""
+    (measure, pair); the sign flips and the Tukey permutations by their normal limits when
+    ``plan`` says so, the Wilcoxon test NaN with weights (no weighted form)."""
     first, second = pairs
     trials = statistics.trials
     n_measures, _, n_queries = values.shape
     differences = values[:, second] - values[:, first]
-    p_flip = randomization_p(differences.reshape(-1, n_queries), trials, rngs[0])
+    rows = differences.reshape(-1, n_queries)
+    if plan.normal("randomization"):
+        p_flip = normal_randomization_p(rows, weights)
+    else:
+        p_flip = randomization_p(rows, trials, rngs[0], weights)
+    if weights is None:
+        p_t = _ttest_p(import_ttest(), values, pairs)
+        p_wilcoxon = wilcoxon_p(differences)
+    else:
+        p_t = weighted_t(differences, weights)[1]
+        p_wilcoxon = np.full(p_t.shape, np.nan)
     p_values = {
         P_VALUES["randomization"]: p_flip.reshape(n_measures, first.size),
-        P_VALUES["t"]: _ttest_p(import_ttest(), values, pairs),
-        P_VALUES["wilcoxon"]: wilcoxon_p(differences),
+        P_VALUES["t"]: p_t,
+        P_VALUES["wilcoxon"]: p_wilcoxon,
     }
-    # One permutation stream per measure, drawn in the measures' order.
-    p_tukey = np.stack([tukey_hsd_p(v, trials, rngs[1])[first, second] for v in values])
+    if plan.normal("tukey"):
+        p_tukey = np.stack([normal_tukey_p(v, weights)[first, second] for v in values])
+    else:
+        # Up to 4 systems one permutation draw serves every measure.
+        p_tukey = tukey_hsd_p(values, trials, rngs[1], weights)[:, first, second]
     tests = {}
     for name, p in p_values.items():
         tests[name] = p

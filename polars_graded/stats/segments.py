@@ -16,7 +16,6 @@ the segments' differences: it can reverse in some segments, never in all.)
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from functools import partial
@@ -26,8 +25,6 @@ import polars as pl
 
 from polars_graded.defaults import SYSTEM
 from polars_graded.errors import (
-    ColumnTypeError,
-    GradedWarning,
     InvalidValueError,
     MissingColumnError,
 )
@@ -39,19 +36,36 @@ from polars_graded.stats.grid import (
     OUTPUT_COLUMNS,
     P_VALUES,
     by_column,
+    check_weighted_test,
+    compared_weights,
     query_grid,
     value_matrix,
 )
+from polars_graded.stats.limits import weighted_mean
 from polars_graded.stats.options import (
     DEFAULTS,
     BootstrapMethod,
     Correction,
+    LargeSample,
     MissingPolicy,
     Statistics,
     Test,
     check_count,
 )
 from polars_graded.stats.resampling import TIE_TOLERANCE
+from polars_graded.stats.segment_table import check_segment_types, join_segment_table
+from polars_graded.weights import query_weights
+
+__all__ = [
+    "MIN_QUERIES",
+    "REVERSAL_COLUMNS",
+    "SEGMENT_COLUMNS",
+    "check_segment_types",
+    "compare_segments",
+    "compare_segments_with",
+    "join_segment_table",
+    "segment_reversals",
+]
 
 SEGMENT_COLUMNS = (
     "measure",
@@ -120,6 +134,8 @@ def compare_segments(
     bootstrap_method: BootstrapMethod = DEFAULTS.bootstrap_method,
     test: Test = DEFAULTS.test,
     min_queries: int = MIN_QUERIES,
+    weight: str | None = None,
+    large_sample: LargeSample = DEFAULTS.large_sample,
 ) -> pl.DataFrame:
     """Compare every system with a baseline within each segment of the queries.
 
@@ -159,6 +175,12 @@ def compare_segments(
     min_queries
         A segment with fewer compared queries is shown (means and intervals) but not
         tested: its p-values are null and ``note`` says so.
+    weight, large_sample
+        As in :func:`polars_graded.stats.compare.compare`: the traffic weight of each query
+        (within each segment the means, intervals and tests are weighted, and
+        ``overall_diff`` is the weighted difference over every query; a segment whose
+        queries all weigh 0 is an error), and whether each segment resamples or takes the
+        normal limits (decided on the segment's own size).
 
     Returns
     -------
@@ -224,7 +246,9 @@ def compare_segments(
     frame = as_polars(per_query, "compare_segments")
     by = by_column(by)
     options = (missing, trials, bootstrap, confidence, alpha, seed, correction)
-    statistics = Statistics(*options, test=test, bootstrap_method=bootstrap_method)
+    statistics = Statistics(
+        *options, test=test, bootstrap_method=bootstrap_method, large_sample=large_sample
+    )
     return compare_segments_with(
         frame,
         measures,
@@ -234,6 +258,7 @@ def compare_segments(
         query=query,
         baseline=baseline,
         min_queries=min_queries,
+        weight=weight,
     )
 
 
@@ -247,6 +272,7 @@ def compare_segments_with(
     query: str = "query",
     baseline: object | None = None,
     min_queries: int = MIN_QUERIES,
+    weight: str | None = None,
 ) -> pl.DataFrame:
     """:func:`compare_segments` with its options checked already, as ``statistics``;
     ``by`` names one column.
@@ -264,16 +290,26 @@ def compare_segments_with(
     [('de', 'a', 0.0), ('de', 'b', -0.5), ('en', 'a', 0.0), ('en', 'b', 0.5)]
     """
     check_count("min_queries", min_queries)
+    check_weighted_test(weight, statistics.test)
     missing = statistics.missing
     frame = per_query.collect() if isinstance(per_query, pl.LazyFrame) else per_query
     columns = _segment_columns(frame, segment, measures, by=by, query=query)
     # Before value_matrix: a query in two segments is often also a duplicated key.
     _check_one_segment_per_query(frame, columns, by=by, query=query)
     names, systems, values, _ = value_matrix(
-        frame.drop(columns), measures, by=by, query=query, missing=missing, baseline=baseline
+        frame.drop(columns),
+        measures,
+        baseline=baseline,
+        weight=weight,
+        by=by,
+        query=query,
+        missing=missing,
     )
+    weights = compared_weights(frame, weight, by=by, query=query, missing=missing)
     labels = frame.select(query, *columns).unique()
     grid = query_grid(frame.select(by, query, *names), systems, missing, by=by, query=query)
+    if weight is not None:  # checked by compared_weights: one weight per query
+        grid = grid.join(query_weights(frame, weight, [query]).collect(), on=query)
     # Each segment's grid is complete (missing queries are 0 already, or left out), so
     # compare() sees the choices made over the whole table.
     within = partial(
@@ -283,6 +319,7 @@ def compare_segments_with(
         by=by,
         query=query,
         baseline=systems[0],
+        weight=weight,
     )
     parts = []
     for key, match, part in _segments(grid.join(labels, on=query), columns):
@@ -291,7 +328,9 @@ def compare_segments_with(
         out = compared.join(counts, on=by, maintain_order="left")
         parts.append(key.join(out, how="cross", maintain_order="left_right"))
     out = pl.concat(parts).join(
-        _overall_diff(values, systems, names), on=[by, "measure"], maintain_order="left"
+        _overall_diff(values, systems, names, weights),
+        on=[by, "measure"],
+        maintain_order="left",
     )
     return _tests(out, min_queries=min_queries, statistics=statistics).select(
         *columns, by, *SEGMENT_COLUMNS
@@ -400,119 +439,6 @@ def _segment_columns(
     return columns
 
 
-def check_segment_types(frame: pl.DataFrame, columns: Sequence[str]) -> None:
-    """Each segment column holds one value a query can be grouped and sorted by: not a
-    list, an array or a Python object (a struct is fine).
-
-    Examples
-    --------
-    >>> check_segment_types(pl.DataFrame({"tags": [["en", "news"]]}), ["tags"])
-    Traceback (most recent call last):
-    ...
-    polars_graded.errors.ColumnTypeError: segment column 'tags' holds List(String) values \
-(e.g. ['en', 'news']); a segment is one value per query (a string, a number, a date): take \
-one, e.g. pl.col('tags').list.first()
-    """
-    for column in columns:
-        dtype = frame.schema[column]
-        if isinstance(dtype, pl.List | pl.Array) or dtype == pl.Object:
-            values = frame.get_column(column).drop_nulls()
-            example = repr(values.to_list()[0]) if values.len() else "only nulls"
-            msg = (
-                f"segment column {column!r} holds {dtype} values (e.g. {example}); a segment "
-                f"is one value per query (a string, a number, a date): take one, e.g. "
-                f"pl.col({column!r}).list.first()"
-            )
-            raise ColumnTypeError(msg)
-
-
-def join_segment_table(
-    frame: pl.LazyFrame | pl.DataFrame,
-    table: pl.DataFrame,
-    segment: Sequence[str],
-    *,
-    query: str = "query",
-) -> pl.LazyFrame:
-    """``frame`` with the ``segment`` columns of ``table`` (query attributes: one row per
-    query) joined on the ``query`` column, checked before any evaluation.
-
-    The table's ids are cast to the type of ``frame``'s query column. A query the table
-    lacks gets null segments (a segment of its own, shown as ``(null)``).
-
-    Raises
-    ------
-    InvalidValueError
-        An id of ``table`` cannot be read as ``frame``'s query type (the message shows one),
-        or ``table`` matches none of ``frame``'s queries (ids with a trailing space, a table
-        without rows): every query would fall into the null segment.
-    ColumnTypeError
-        A segment column holds lists, arrays or Python objects.
-
-    Warns
-    -----
-    GradedWarning
-        ``table`` lacks some of ``frame``'s queries: how many, and one of them.
-
-    Examples
-    --------
-    >>> runs = pl.DataFrame({"query": [301, 601, 602], "item": ["d"] * 3})
-    >>> topics = pl.DataFrame({"query": ["301", "601", "602"], "age": ["old", "new", "new"]})
-    >>> join_segment_table(runs, topics, ["age"]).collect().rows()
-    [(301, 'd', 'old'), (601, 'd', 'new'), (602, 'd', 'new')]
-    >>> join_segment_table(runs, topics.with_columns(pl.col("query") + " "), ["age"])
-    Traceback (most recent call last):
-    ...
-    polars_graded.errors.InvalidValueError: the query ids of the segment table (String) \
-cannot be read as Int64, the type of the input's column 'query': e.g. '301 '
-    """
-    check_segment_types(table, segment)
-    dtype = frame.lazy().collect_schema()[query]
-    table = table.select(_ids_as(table.get_column(query), dtype), *segment)
-    queries = frame.lazy().select(pl.col(query).unique().sort()).collect()
-    _check_matches(queries.get_column(query), table.get_column(query))
-    return frame.lazy().join(table.lazy(), on=query, how="left", maintain_order="left")
-
-
-def _ids_as(ids: pl.Series, dtype: pl.DataType) -> pl.Series:
-    """``ids`` cast to ``dtype``; an id that cannot be is an error showing it."""
-    if ids.dtype == dtype:
-        return ids
-    try:
-        cast = ids.cast(dtype, strict=False)
-        failed = ids.filter(cast.is_null() & ids.is_not_null())
-    except pl.exceptions.PolarsError:  # no such cast at all (String to Date, ...)
-        cast, failed = ids, ids.drop_nulls()
-    if failed.len():
-        msg = (
-            f"the query ids of the segment table ({ids.dtype}) cannot be read as {dtype}, "
-            f"the type of the input's column {ids.name!r}: e.g. {failed[0]!r}"
-        )
-        raise InvalidValueError(msg)
-    return cast
-
-
-def _check_matches(queries: pl.Series, ids: pl.Series) -> None:
-    """Refuse a segment table that matches no query; warn when it misses some."""
-    queries, ids = queries.drop_nulls(), ids.drop_nulls()  # a null id matches nothing
-    unmatched = queries.filter(~queries.is_in(ids.implode()))
-    if unmatched.is_empty():
-        return
-    n, name = queries.len(), queries.name
-    if unmatched.len() == n:
-        table = f"the table's {ids.sort()[0]!r}" if ids.len() else "the table has no rows"
-        msg = (
-            f"the segment table matches none of the input's {n} queries on column "
-            f"{name!r} (e.g. the input's {unmatched[0]!r}; {table}): ids must be equal as "
-            f"written, spaces and leading zeros included"
-        )
-        raise InvalidValueError(msg)
-    msg = (
-        f"the segment table has no row for {unmatched.len()} of the input's {n} queries "
-        f"(e.g. {name} {unmatched[0]!r}): their segment is null, shown as (null)"
-    )
-    warnings.warn(msg, GradedWarning, stacklevel=3)
-
-
 def _check_one_segment_per_query(
     frame: pl.DataFrame, columns: Sequence[str], *, by: str, query: str
 ) -> None:
@@ -559,10 +485,12 @@ def _missing_counts(rows: pl.DataFrame, systems: pl.Series, *, by: str, query: s
     return counts.select(by, n_missing=union - pl.col(_PRESENT).fill_null(0).cast(pl.Int64))
 
 
-def _overall_diff(values: np.ndarray, systems: pl.Series, names: list[str]) -> pl.DataFrame:
-    """Each system's mean difference from the baseline over every compared query, per
-    measure, as :func:`~polars_graded.stats.compare.compare` computes ``diff``."""
-    mean = values.mean(axis=2)
+def _overall_diff(
+    values: np.ndarray, systems: pl.Series, names: list[str], weights: np.ndarray | None
+) -> pl.DataFrame:
+    """Each system's (weighted) mean difference from the baseline over every compared
+    query, per measure, as :func:`~polars_graded.stats.compare.compare` computes ``diff``."""
+    mean = weighted_mean(values, weights)
     n_measures, n_systems = mean.shape
     return pl.DataFrame(
         {
