@@ -12,8 +12,8 @@ Measure a command on them with ``/usr/bin/time -v``, e.g.::
     /usr/bin/time -v polars-graded evaluate --run RUN --qrels QRELS -m map,ndcg@10,mu_ap \\
         --memory-budget 2GiB
 
-(peak memory: "Maximum resident set size"; the results of issue 28 are in the README's "TREC
-runs larger than memory").
+(peak memory: "Maximum resident set size"; the results of issue 28 are in
+docs/guide/logs.md, "TREC runs larger than memory").
 """
 
 from __future__ import annotations

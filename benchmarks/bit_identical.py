@@ -1,8 +1,9 @@
 """Proof that a change of the code changed no number: the code before and after, bit for bit.
 
 What it proves
-    For every measure string of the README (the measure table with ``@k`` read as ``@10``,
-    and the strings of its examples), every registered measure with its defaults and with a
+    For every measure string of the README and of the site's pages under ``docs/`` (the
+    measure tables with ``@k`` read as ``@10``, and the strings of their examples,
+    :func:`measure_pages`), every registered measure with its defaults and with a
     cutoff ``@10``, and a few parameterised ones (:data:`EXTRA_MEASURES`), under every tie
     policy (:data:`TIE_POLICIES`), the code BEFORE and the code AFTER give equal results of
 
@@ -151,7 +152,8 @@ EXTRA_MEASURES: tuple[str, ...] = (
 ALIASES: tuple[str, ...] = ("map", "MAP@10", "mu_map", "precision@10", "rprec", "recip_rank", "mrr")
 """Other spellings whose canonical names are compared (not evaluated again)."""
 MEASURE_LIKE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\([^()]*\))?(@(\d+|k))?$")
-SECTION = re.compile(r"^## Measures\s*$", re.MULTILINE)
+SECTION = re.compile(r"^## (?:Measures|Every measure)\s*$", re.MULTILINE)
+"""The heading of a measure table: the README's, and docs/measures.md's."""
 CODE_BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
 QUOTED = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 INLINE = re.compile(r"`([^`\n]+)`")
@@ -226,7 +228,7 @@ def readme_measure_strings(text: str) -> list[str]:
     if section := SECTION.search(text):
         table = text[section.end() :].split("\n## ", 1)[0]
         for line in table.splitlines():
-            if line.startswith("| `"):
+            if line.startswith(("| `", "| [`")):  # a name, or a name linked
                 found.extend(INLINE.findall(line.split("|")[1]))
     cleaned = (re.sub(r"@k$", "@10", s.replace(" ", "")) for s in found)
     return list(dict.fromkeys(s for s in cleaned if MEASURE_LIKE.match(s)))
@@ -237,6 +239,24 @@ def _option_value(value: str) -> str:
     value = value.strip("\"'")
     name, sep, rest = value.partition("=")
     return rest if sep and "(" not in name and name.isidentifier() else value
+
+
+def measure_pages(root: Path) -> list[Path]:
+    """The pages of the repository at ``root`` whose measure strings are compared: its
+    README and the site's Markdown pages (not the generated API pages nor the build).
+
+    Examples
+    --------
+    >>> root = Path(__file__).resolve().parents[1]
+    >>> pages = measure_pages(root)
+    >>> pages[0] == root / "README.md", root / "docs" / "measures.md" in pages
+    (True, True)
+    """
+    docs = root / "docs"
+    skipped = {"_build", "generated"}
+    found = docs.rglob("*.md") if docs.is_dir() else ()
+    kept = (p for p in found if not skipped & set(p.relative_to(docs).parts))
+    return [root / "README.md", *sorted(kept)]
 
 
 def candidate_strings(readmes: Sequence[Path], registered: Sequence[str]) -> list[str]:
@@ -772,7 +792,7 @@ def _refusals(record: Path) -> str:
 
 def results(args: argparse.Namespace, out: Path) -> Iterator[tuple[str, bool, str]]:
     """Run both sides on every dataset and yield (label, equal, detail) per comparison."""
-    readmes = [Path(args.before) / "README.md", Path(args.after) / "README.md"]
+    readmes = [*measure_pages(Path(args.before)), *measure_pages(Path(args.after))]
     sides = {"before": Path(args.before), "after": Path(args.after)}
     catalogues = {}
     for side, root in sides.items():

@@ -1,8 +1,9 @@
-"""Write the README's Performance table from the newest results in ``benchmarks/results/``.
+"""Write the site's Performance table from the newest results in ``benchmarks/results/``.
 
-``python benchmarks/run.py`` calls this at its end; run it alone to re-render the README
-from results already on disk. The table sits between two marker comments in README.md and
-is never edited by hand.
+``python benchmarks/run.py`` calls this at its end; run it alone
+(``python benchmarks/readme_table.py``) to re-render the table from results already on disk.
+The table sits between two marker comments in ``docs/performance.md`` and is never edited by
+hand; ``tests/test_benchmarks_table.py`` checks that the page holds what this module writes.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "performance.md"
+"""The page holding the table between :data:`START` and :data:`END`."""
 START, END = "<!-- benchmarks:start -->", "<!-- benchmarks:end -->"
-SHOWN = {  # contender -> how the README names it
+SHOWN = {  # contender -> how the table names it
     "pg_eager": "polars_graded, 6 measures, `read_parquet` + eager `evaluate`",
     "pg_in_memory": "polars_graded, 6 measures, in-memory engine",
     "pg_lazy": "polars_graded, 6 measures, `scan_parquet` + `collect()` (default engine)",
@@ -87,23 +90,23 @@ def table(results: list[dict[str, Any]]) -> str:
         "the top 10 labels by score, the faster of its in-memory and streaming runs), the least "
         "an @k measure needs; the ranking floor sorts every ranking whole (per query, the labels "
         "in ranked order, the faster of read + eager and streaming), the least a full-depth "
-        "measure such as AP needs. Full table: "
-        "[benchmarks/results/latest.md](benchmarks/results/latest.md).\n\n" + "\n".join(lines)
+        "measure such as AP needs. Every file, phase and peer ratio: {ref}`benchmark-results`."
+        "\n\n" + "\n".join(lines)
     )
 
 
-def update_readme(readme: Path = ROOT / "README.md", results_dir: Path | None = None) -> None:
-    """Replace the text between the README's benchmark markers with the current table."""
+def update_page(page: Path = PAGE, results_dir: Path | None = None) -> None:
+    """Replace the text between the page's benchmark markers with the current table."""
     results = newest_results(results_dir or ROOT / "benchmarks" / "results")
-    text = readme.read_text()
+    text = page.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(START) + ".*?" + re.escape(END), re.S)
     if not pattern.search(text):
-        msg = f"{readme} has no {START} ... {END} block"
+        msg = f"{page} has no {START} ... {END} block"
         raise SystemExit(msg)
     block = f"{START}\n{table(results)}\n{END}"
-    readme.write_text(pattern.sub(lambda _: block, text))
-    print(f"wrote the Performance table of {readme}", file=sys.stderr)
+    page.write_text(pattern.sub(lambda _: block, text), encoding="utf-8")
+    print(f"wrote the Performance table of {page}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    update_readme()
+    update_page()

@@ -31,7 +31,7 @@ from typing import Any
 
 import polars as pl
 from generate import DATA_DIR, LogSpec, ensure, format_size, parse_size
-from readme_table import newest_results, update_readme
+from readme_table import newest_results, update_page
 
 HERE = Path(__file__).resolve().parent
 RESULTS_DIR = HERE / "results"
@@ -636,8 +636,8 @@ def main(argv: list[str] | None = None) -> None:
     latest = args.out / "latest.md"
     latest.write_text(render_latest(args.out))
     print(f"wrote {latest}", file=sys.stderr)
-    if args.out.resolve() == RESULTS_DIR:  # only the committed results go into the README
-        update_readme()
+    if args.out.resolve() == RESULTS_DIR:  # only the committed results go into the site
+        update_page()  # docs/performance.md
 
 
 if __name__ == "__main__":

@@ -68,3 +68,14 @@ def test_readme_measure_strings() -> None:
     found = readme_measure_strings(text)
     assert found[:3] == ["ap", "ap(rel=2)", "ap@10"]
     assert {"rbp(p=0.8)@5", "ndcg(gain=linear)@10"} <= set(found)
+
+
+def test_the_measure_strings_of_the_site() -> None:
+    """The README and the site's pages are read, docs/measures.md's table among them."""
+    script = _script()
+    pages = script.measure_pages(REPO)
+    assert pages[0] == REPO / "README.md"
+    assert REPO / "docs" / "measures.md" in pages
+    assert not [p for p in pages if "generated" in p.relative_to(REPO).parts]
+    found = script.readme_measure_strings((REPO / "docs" / "measures.md").read_text("utf-8"))
+    assert {"mu_ap@10", "mu_ap(levels=[1,2,3])", "q_measure(gain={1:1,2:3})"} <= set(found)

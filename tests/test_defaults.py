@@ -1,5 +1,5 @@
 """The defaults every entry point shares (polars_graded/defaults.py): they are what the
-README promises, and ``polars-graded evaluate`` without ``-m`` computes exactly those
+README and the site promise, and ``polars-graded evaluate`` without ``-m`` computes exactly those
 measures, with the oracle's values (tests/support/oracle.py)."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from support.markdown_examples import README, doc_pages
 from support.oracle import RefQuery, load
 from support.tables import make_random_table
 
 from polars_graded import cli
 from polars_graded.defaults import DEFAULT_MEASURES, ENGINE, REPORT_MEASURES
 
-README = Path(__file__).resolve().parents[1] / "README.md"
 ORACLE: dict[str, Callable[[RefQuery], float]] = {
     "mu_ap": lambda q: q.mu_ap(),
     "ndcg@10": lambda q: q.ndcg(10),
@@ -24,11 +24,12 @@ ORACLE: dict[str, Callable[[RefQuery], float]] = {
     "p@10": lambda q: q.precision(10),
     "rr": lambda q: q.rr(),
 }
-"""The README's default measures, as the oracle computes them."""
+"""The default measures, as the oracle computes them."""
 
 
-def test_the_readme_states_the_defaults() -> None:
-    text = " ".join(README.read_text(encoding="utf-8").split())
+def test_the_docs_state_the_defaults() -> None:
+    pages = [README, *doc_pages()]
+    text = " ".join(" ".join(p.read_text(encoding="utf-8").split()) for p in pages)
     assert f"Without `-m`, it computes `{', '.join(DEFAULT_MEASURES)}`" in text
     assert f"`-m` (default `{', '.join(REPORT_MEASURES)}`)" in text
     assert f'`engine="{ENGINE}"`' in text

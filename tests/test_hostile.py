@@ -3,7 +3,7 @@ or returns exactly one row per input ranking, with a number (not NaN, not infini
 measure column.
 
 A ranking is a distinct ``by + [query]`` of the table with at least one row. Inputs that
-break a rule of the data model (README "Conventions": missing or non-numeric columns, null
+break a rule of the data model (docs/conventions.md §1: missing or non-numeric columns, null
 keys, NaN, duplicate keys) must raise; so must a relevance threshold <= 0, an unknown
 measure or parameter, a cutoff below 1, a truncated or corrupt file and a glob matching
 nothing. A GradedWarning is allowed. The CLI has its own module, test_hostile_cli.py; the

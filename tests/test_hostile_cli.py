@@ -329,8 +329,8 @@ def test_cli_report(
 def test_cli_bad_option_values_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
 ) -> None:
-    """A bad value of an option is bad input too: exit 2 and one line (README: "Bad input
-    prints one line, polars-graded: error: ..."), not argparse's usage block."""
+    """A bad value of an option is bad input too: exit 2 and one line (docs/getting-started.md:
+    "Bad input ... prints one line, polars-graded: error: ..."), not argparse's usage block."""
     table = tmp_path / "t.parquet"
     pl.DataFrame({"query": [1], "item": ["a"], "score": [1.0], "relevance": [1]}).write_parquet(
         table

@@ -167,7 +167,7 @@ def test_a_text_score_names_its_line_and_value(tmp_path: Path) -> None:
 def test_a_header_only_csv_gives_an_empty_result(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # The README: "An empty table gives an empty result"; at ebcf277 "found String".
+    # docs/conventions.md §1: "An empty table gives an empty result"; at ebcf277 "found String".
     table, output = tmp_path / "empty.csv", tmp_path / "per_query.csv"
     table.write_text(f"{HEADER}\n")
     code, out, err = run(["evaluate", str(table), "-m", "ap,ndcg@5", "-o", str(output)], capsys)

@@ -100,7 +100,7 @@ def test_every_path_keeps_every_ranking(
         assert_one_row_per_ranking(out, t.keys, expected, what)
         assert out.columns == [*t.keys, *names], f"{what}: columns {out.columns}"
         assert_finite(out, names, what)
-        if what.startswith("evaluate_parquet"):  # README: equal, bit for bit
+        if what.startswith("evaluate_parquet"):  # docs/guide/logs.md: equal, bit for bit
             assert out.equals(in_memory), f"{what} differs from the DataFrame's values"
     for what in summaries:
         got = {row[:-1]: row[-1] for row in results[what].select(*t.by, "num_q").rows()}

@@ -1,9 +1,11 @@
 """The measure registry (polars_graded/measures/registry.py): one declaration per measure, and
-everything generated from it (names, aliases, functions, shortcuts, README table, stubs)."""
+everything generated from it (names, aliases, functions, shortcuts, the measures pages of the
+docs, stubs)."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 import subprocess
 import sys
@@ -24,7 +26,7 @@ from polars_graded.measures.registry import ALIASES
 from polars_graded.namespace import GradedNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 CLASSES = registry.CLASSES
 IDS = [cls.name for cls in CLASSES]
 
@@ -129,17 +131,68 @@ def test_every_parameter_is_declared_once() -> None:
 
 
 def test_the_generated_files_are_fresh() -> None:
-    """README's measure table and the typing stubs are what the registry gives; if this
-    fails, run ``python -m polars_graded.measures --write README.md``."""
-    assert generate.stale(README) == []
+    """docs/measures.md, docs/api/measures.md's listings and the typing stubs are what the
+    registry gives; if this fails, run ``python -m polars_graded.measures --write``."""
+    assert generate.DOCS == DOCS
+    assert generate.stale() == []
 
 
-def test_the_readme_table_lists_every_measure() -> None:
-    table = generate.readme_table()
+def test_the_measure_table_lists_every_measure() -> None:
+    table = generate.measure_table()
     for cls in CLASSES:
-        assert f"| `{cls.name}`" in table
+        assert f"| [`{cls.name}`](#{cls.name})" in table
     for name in registry.trec_eval_templates():
         assert f"`{name}" in table
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=IDS)
+def test_each_measure_section_says_everything(cls: type[Measure]) -> None:
+    """A measure's section on docs/measures.md: its strings, names elsewhere, formula,
+    parameters, the four Python forms linked to their API pages, and its example."""
+    section = generate.measure_section(cls)
+    declared = cls.declaration
+    assert section.startswith(f"(measure-{cls.name})=\n## `{cls.name}`\n")
+    for name in (*generate.measure_strings(cls), *declared.aliases):
+        assert f"`{name}`" in section
+    assert "**Formula.**" in section
+    for p in registry.parameters(cls):
+        assert f"| `{p.name}` |" in section
+    for role, target in (
+        ("py:class", cls.__qualname__),
+        ("py:data", declared.instance),
+        ("py:func", declared.function),
+        ("py:meth", f"GradedNamespace.{declared.function}"),
+    ):
+        assert re.search(rf"{{{role}}}`[^`]*polars_graded\.{re.escape(target)}>?`", section)
+    assert f"holds {round(declared.example_value, 6)!r}\n" in section
+
+
+def test_the_papers_measures_carry_the_papers_definitions() -> None:
+    for name in ("mu_ap", "ndcng", "mean_ndcg", "mean_ndcng"):
+        assert "**From the paper" in generate.measure_section(registry.FUNCTIONS[name])
+    assert "Eq. 4" in generate.measure_section(registry.FUNCTIONS["mu_ap"])
+    assert "Eq. 5" in generate.measure_section(registry.FUNCTIONS["ndcng"])
+
+
+def test_the_generated_markdown_is_one_page_of_valid_tables() -> None:
+    """Every table row of the generated block has as many cells as its header (a pipe in
+    a cell is escaped), and every measure has its one section."""
+    block = generate.measures_block()
+    for table in re.findall(r"(?:^\|.*\|\n)+", block + "\n", flags=re.MULTILINE):
+        widths = {len(re.split(r"(?<!\\)\|", row)) for row in table.splitlines()}
+        assert len(widths) == 1, table
+    assert [line[4:-1] for line in block.splitlines() if line.startswith("## `")] == IDS
+
+
+def test_a_page_without_its_markers_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "api").mkdir()
+    (tmp_path / "measures.md").write_text("# Measures\n", encoding="utf-8")
+    (tmp_path / "api" / "measures.md").write_text(generate.api_block(), encoding="utf-8")
+    with pytest.raises(ValueError, match="has no <!-- measures:start -->"):
+        generate.stale(tmp_path)
+    (tmp_path / "measures.md").unlink()
+    with pytest.raises(ValueError, match=r"measures\.md is missing"):
+        generate.stale(tmp_path)
 
 
 def test_the_cli_help_lists_every_measure_with_its_defaults() -> None:
@@ -206,7 +259,8 @@ class ToyMeasure(Measure):
 @pytest.mark.skipif(sys.platform == "win32", reason="copies the package")
 def test_adding_a_measure_is_one_file(tmp_path: Path) -> None:
     """A new module in measures/ gives the grammar, ``pg.<function>``, the shortcut, the
-    instance, the CLI's list and the README table, with nothing else edited."""
+    instance, the CLI's list and its table row and section of docs/measures.md, with nothing
+    else edited."""
     shutil.copytree(ROOT / "polars_graded", tmp_path / "polars_graded")
     (tmp_path / "polars_graded" / "measures" / "toy.py").write_text(TOY, encoding="utf-8")
     script = textwrap.dedent(
@@ -222,7 +276,9 @@ def test_adding_a_measure_is_one_file(tmp_path: Path) -> None:
         assert df.group_by("query").agg(pg.toy()).item(0, "toy") == 3.0
         assert str(pg.Toy(factor=3)) == "toy(factor=3)"
         assert registry.measure_help().splitlines()[-1].startswith("toy(factor=1)")
-        assert "| `toy`" in generate.readme_table()
+        assert "| [`toy`](#toy)" in generate.measure_table()
+        assert "\\n## `toy`\\n" in generate.measures_block()
+        assert "   ToyMeasure\\n" in generate.api_block()
         assert "def toy(" in generate.functions_stub()
         print("ok")
         """

@@ -28,7 +28,7 @@ def table() -> pl.DataFrame:
 
 
 def test_public_names_and_the_report_alias() -> None:
-    from polars_graded.report import (  # the README's import
+    from polars_graded.report import (  # docs/guide/reports.md's import
         build_report,
         compute_report,
         trec_table,

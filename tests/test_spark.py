@@ -310,7 +310,7 @@ def test_spark_connect(tmp_path: Path) -> None:
 
 
 def test_the_readme_example_gives_the_notebook_numbers(tmp_path: Path) -> None:
-    """examples/spark_evaluate.py (the README's cluster example), run as a user would."""
+    """examples/spark_evaluate.py (docs/guide/spark.md's cluster example), run as a user would."""
     source = tmp_path / "runs.parquet"
     table = random_table(8, queries=20)
     table.write_parquet(source)

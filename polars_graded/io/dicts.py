@@ -92,7 +92,7 @@ def from_dicts(
     ``pg.evaluate(pg.from_dicts(run, qrels), measures)`` gives, for every query pytrec_eval
     reports, the value of ``pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)``
     (with ``compat="trec_eval_9"``, pytrec_eval's 32-bit score comparison; the measure
-    names differ, see the README's table). pytrec_eval skips judged queries the run did
+    names differ, see docs/measures.md). pytrec_eval skips judged queries the run did
     not return, and so averages over fewer queries; the default keeps them at 0, as
     ``trec_eval -c`` and the rest of this library do: pass ``queries="both"`` for its
     queries. Integer item ids break ties as numbers; pytrec_eval's are strings.

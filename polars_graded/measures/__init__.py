@@ -29,7 +29,7 @@ Beside them, three subpackages that declare no measure:
   ``ties="average"``) and ``unaveraged`` (the one refusal of it), ``mu_ap_numerators`` (µAP's
   numerator and AP at every level, as Polars plans) with ``mu_ap_sweep`` (their numpy pair
   sweeps), and ``mu_ap_thresholds`` (µMAP by threshold);
-* :mod:`~polars_graded.measures.generated`: ``generate.py`` (the README's tables and the
+* :mod:`~polars_graded.measures.generated`: ``generate.py`` (the site's measure pages and the
   typing stubs, run by ``python -m polars_graded.measures``) and the stubs it writes.
 
 Adding a measure
@@ -48,12 +48,13 @@ One module (or one class in its family's module) plus its test:
 The registry imports every module of this folder (not the subpackages), so nothing else is
 edited: the measure names, ``pg.<function>``, ``df.graded.<function>``, ``pg.<instance>``,
 the CLI's list and the tests' trec_eval names follow. Then
-``python -m polars_graded.measures --write README.md`` rewrites the README's tables and the
-typing stubs (``tests/test_measures_registry.py`` fails until it is run). Since the registry
-imports them while this package initialises, family modules import ``base``, ``registry``,
-the kernels and each other only: never :mod:`~polars_graded.measures.names` (which reads the
-registry), :mod:`polars_graded.measures` itself, the plan or the API (import those where they
-are used).
+``python -m polars_graded.measures --write`` rewrites the site's measure pages (docs/measures.md,
+docs/api/measures.md) and the typing stubs (``tests/test_measures_registry.py`` fails until
+it is run). Since the registry imports them while this package initialises, family modules
+import ``base``, ``registry``, the kernels and each other only: never
+:mod:`~polars_graded.measures.names` (which reads the registry),
+:mod:`polars_graded.measures` itself, the plan or the API (import those where they are
+used).
 """
 
 from typing import TYPE_CHECKING

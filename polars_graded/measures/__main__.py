@@ -1,4 +1,5 @@
-"""``python -m polars_graded.measures --write README.md``: rewrite the generated files.
+"""``python -m polars_graded.measures --write``: rewrite the generated files (``--check``:
+exit 1 when one is stale).
 
 See :mod:`polars_graded.measures.generated.generate`.
 """

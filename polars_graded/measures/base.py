@@ -47,14 +47,15 @@ class Declaration:
     name: str
     """Canonical name in the grammar and in column names (``"ap"``)."""
     summary: str
-    """One line: what the measure is (README table, CLI help, the first line of each doc)."""
+    """One line: what the measure is (the measures page, CLI help, the first line of each doc)."""
     function: str
     """Name of the expression function ``pg.<function>(...)`` and of the namespace shortcut
     ``df.graded.<function>(...)``."""
     instance: str
     """Name of the ready-made instance with default parameters (``pg.AP``)."""
     order: int
-    """Place in every listing (valid names, CLI help, README); a new measure takes the next."""
+    """Place in every listing (valid names, CLI help, the measures page); a new measure takes
+    the next."""
     example: str
     """A measure string whose value on the docs' three-row table is :attr:`example_value`."""
     example_value: float
@@ -118,7 +119,7 @@ class ParamInfo:
     show: Callable[[Any], str] | None = None
     """Canonical text of a value; ``None``: :func:`format_number` for numbers, else ``str``."""
     examples: tuple[str, ...] = ()
-    """Values other than the default, as written in a measure string (for the README)."""
+    """Values other than the default, as written in a measure string (for the measures page)."""
     in_expression: str | None = None
     """The type the expression function requires (no default there), when the default
     needs the whole table, as µAP's per-query levels do; ``None``: as everywhere."""

@@ -5,7 +5,7 @@ module of :mod:`polars_graded.measures` (no list to keep), then builds the catal
 declared order: :data:`MEASURES` (canonical name -> instance with default parameters),
 :data:`ALIASES`, :data:`INSTANCES`, and the parameters of each expression function and
 namespace shortcut (:func:`parameters`, :func:`signature`, :func:`bind`). The texts made from
-it (docstrings, the README table, the typing stubs) are in
+it (docstrings, the site's measure pages, the typing stubs) are in
 :mod:`polars_graded.measures.generated.generate`.
 """
 

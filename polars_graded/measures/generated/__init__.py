@@ -1,2 +1,2 @@
-"""Texts made from the measure registry (:mod:`.generate`): docstring parts, the README's
-measure table, and the typing stubs kept beside it (``functions.pyi``, ``measures.pyi``)."""
+"""Texts made from the measure registry (:mod:`.generate`): docstring parts, the site's
+measure pages, and the typing stubs kept beside it (``functions.pyi``, ``measures.pyi``)."""
