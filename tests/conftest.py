@@ -7,9 +7,8 @@ the package ``support`` (tests import them from there, never from here).
 - Fixtures: ``frame_kind`` (every test that takes it runs on a DataFrame and a LazyFrame,
   as narwhals' ``constructor``), ``random_table`` (the suite's one seeded random long
   table, :func:`support.tables.make_random_table`), ``write_trec`` (a TREC file with a
-  BOM, CRLF, gzip or a truncated gzip), ``shared_data`` (a path under
-  ``../shared/data``: skips when it is missing, fails under ``CI=true``) and
-  ``example_files`` (a folder of the files the README's and the site's examples read).
+  BOM, CRLF, gzip or a truncated gzip) and ``shared_data`` (a path under
+  ``../shared/data``: skips when it is missing, fails under ``CI=true``).
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ import polars as pl
 import pytest
 from hypothesis import settings
 from support.environment import require_shared_data
-from support.markdown_examples import write_fixtures
 from support.tables import FrameKind, make_random_table
 from support.trec_files import write_trec_file
 
@@ -57,12 +55,3 @@ def write_trec() -> Callable[..., Path]:
     """The writer :func:`support.trec_files.write_trec_file`:
     ``write_trec(tmp_path / "run.txt", text, bom=True)``."""
     return write_trec_file
-
-
-@pytest.fixture(scope="module")
-def example_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder of the files the Markdown pages' examples read
-    (:func:`support.markdown_examples.write_fixtures`), one per test module."""
-    root = tmp_path_factory.mktemp("examples")
-    write_fixtures(root)
-    return root

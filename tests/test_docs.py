@@ -23,6 +23,7 @@ from support.markdown_examples import (
     run_command,
     section,
     words,
+    write_fixtures,
 )
 
 import polars_graded as pg
@@ -38,6 +39,14 @@ COMMANDS = [
 ]
 API_PAGES = sorted((DOCS / "api").glob("*.md"))
 AUTOSUMMARY = re.compile(r"^\.\. autosummary::\n(?:   :.*\n)*\n((?:   \S+\n)+)", re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def example_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of the files the pages' examples read."""
+    root = tmp_path_factory.mktemp("examples")
+    write_fixtures(root)
+    return root
 
 
 def test_the_site_has_pages_with_examples() -> None:

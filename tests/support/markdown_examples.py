@@ -102,17 +102,6 @@ def shown_outputs(page: Path) -> list[tuple[Block, str]]:
     ]
 
 
-def last_value(block: Block, namespace: dict[str, Any]) -> object:
-    """Run a block and return the value of its last statement, an expression."""
-    tree = ast.parse(block.code, filename=block.where)
-    *body, last = tree.body
-    if not isinstance(last, ast.Expr):
-        msg = f"{block.where}: the block shows an output but does not end in an expression"
-        raise AssertionError(msg)
-    exec(compile(ast.Module(body, []), str(block.page), "exec"), namespace)
-    return eval(compile(ast.Expression(last.value), str(block.page), "eval"), namespace)
-
-
 def commands(block: Block) -> Iterator[str]:
     """The commands of a bash block: continuation lines joined, ``&&`` chains split."""
     text = re.sub(r"\\\n\s*", " ", block.code)
@@ -150,11 +139,15 @@ def words(command: str) -> list[str]:
     return found
 
 
-def run_python(block: Block, namespace: dict[str, Any]) -> None:
-    """Run a block statement by statement; a LazyFrame left as an expression is collected."""
+def run_python(block: Block, namespace: dict[str, Any]) -> object:
+    """Run a block statement by statement, as a notebook cell: a LazyFrame left as an
+    expression is collected, and the value of the last statement, if an expression, is
+    returned (what the cell prints; ``None`` otherwise)."""
     tree = ast.parse(block.code, filename=block.where)
     ast.increment_lineno(tree, block.line - 1)
+    value = None
     for statement in tree.body:
+        value = None
         if isinstance(statement, ast.Expr):
             code = compile(ast.Expression(statement.value), str(block.page), "eval")
             value = eval(code, namespace)
@@ -162,6 +155,7 @@ def run_python(block: Block, namespace: dict[str, Any]) -> None:
                 value.collect()
         else:
             exec(compile(ast.Module([statement], []), str(block.page), "exec"), namespace)
+    return value
 
 
 def require_spark() -> None:
@@ -185,12 +179,10 @@ def run_blocks(blocks: list[Block], subtests: pytest.Subtests) -> None:
                 require_spark()
             with warnings.catch_warnings():
                 warnings.simplefilter("error", errors.GradedWarning)
-                if block.span not in shown:
-                    run_python(block, namespace)
-                    continue
-                printed = str(last_value(block, namespace))
-            expected = shown[block.span].rstrip("\n")
-            assert printed == expected, f"{block.where} prints\n{printed}\nnot\n{expected}"
+                value = run_python(block, namespace)
+            if block.span in shown:
+                printed, expected = str(value), shown[block.span].rstrip("\n")
+                assert printed == expected, f"{block.where} prints\n{printed}\nnot\n{expected}"
 
 
 def run_command(block: Block, command: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -311,13 +311,13 @@ def myst(text: str) -> str:
     '({doc}`docs/conventions.md §3-4 <conventions>`)'
     """
 
+    public = {c.__name__ for c in registry.CLASSES} | set(registry.INSTANCES)
+    public |= set(registry.FUNCTIONS)
+
     def role(match: re.Match[str]) -> str:
         kind, tilde, target = match.groups()
         last = target.rsplit(".", 1)[-1]
-        public = {c.__name__ for c in registry.CLASSES} | set(registry.INSTANCES)
-        if target.startswith("polars_graded.measures.") and last in public | set(
-            registry.FUNCTIONS
-        ):
+        if target.startswith("polars_graded.measures.") and last in public:
             target = f"polars_graded.{last}"
         return f"{{py:{kind}}}`{tilde}{target}`"
 
@@ -585,9 +585,7 @@ def measures_block() -> str:
     >>> block.count("\\n## `") == len(registry.CLASSES)
     True
     """
-    example = "\n".join(
-        line[4:] for line in EXAMPLE_TABLE.splitlines()
-    )  # the doctest prompts dropped
+    example = "\n".join(line[4:] for line in EXAMPLE_TABLE.splitlines())  # no ">>> " prompts
     parts = [
         PAGE_START,
         GENERATED,
@@ -808,7 +806,12 @@ def stale(docs: Path = DOCS) -> list[Path]:
     >>> [path for path in stale(docs) if docs in path.parents]
     []
     """
-    return [path for path, text in wanted(docs).items() if _read(path) != text]
+    return outdated(wanted(docs))
+
+
+def outdated(texts: Mapping[Path, str]) -> list[Path]:
+    """The files of ``texts`` (path -> the text it should hold) that hold something else."""
+    return [path for path, text in texts.items() if _read(path) != text]
 
 
 def _read(path: Path) -> str | None:
@@ -851,12 +854,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"{parser.prog}: error: {error}")
         return 2
-    outdated = [path for path, text in texts.items() if _read(path) != text]
-    for path in outdated:
+    changed = outdated(texts)
+    for path in changed:
         if args.write:
             path.write_text(texts[path], encoding="utf-8")
         print(f"{'rewrote' if args.write else 'stale'}: {path}")
-    return 1 if outdated and args.check else 0
+    return 1 if changed and args.check else 0
 
 
 if __name__ == "__main__":
